@@ -1,0 +1,109 @@
+#include "generator/dtype.h"
+
+#include <algorithm>
+
+namespace dlfuzz {
+
+namespace {
+struct DTypeInfo {
+  DType type;
+  const char* name;
+  const char* torch_name;
+  int size;
+};
+constexpr DTypeInfo kInfo[kNumDTypes] = {
+    {DType::f32, "f32", "torch.float32", 4},  {DType::f64, "f64", "torch.float64", 8},
+    {DType::f16, "f16", "torch.float16", 2},  {DType::bf16, "bf16", "torch.bfloat16", 2},
+    {DType::i64, "i64", "torch.int64", 8},    {DType::i32, "i32", "torch.int32", 4},
+    {DType::i16, "i16", "torch.int16", 2},    {DType::i8, "i8", "torch.int8", 1},
+    {DType::u8, "u8", "torch.uint8", 1},      {DType::b8, "bool", "torch.bool", 1},
+};
+
+// Rank within each category, for promotion; mirrors c10's promoteTypes table for
+// the types we support.
+int int_rank(DType t) {
+  switch (t) {
+    case DType::u8: return 0;
+    case DType::i8: return 1;
+    case DType::i16: return 2;
+    case DType::i32: return 3;
+    case DType::i64: return 4;
+    default: return -1;
+  }
+}
+int category(DType t) { return is_bool(t) ? 0 : is_int(t) ? 1 : 2; }
+}  // namespace
+
+const char* dtype_name(DType t) { return kInfo[static_cast<int>(t)].name; }
+const char* dtype_torch_name(DType t) { return kInfo[static_cast<int>(t)].torch_name; }
+int dtype_size(DType t) { return kInfo[static_cast<int>(t)].size; }
+
+std::optional<DType> dtype_from_name(const std::string& s) {
+  for (const auto& i : kInfo)
+    if (s == i.name) return i.type;
+  return std::nullopt;
+}
+
+bool is_float(DType t) {
+  return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
+}
+bool is_bool(DType t) { return t == DType::b8; }
+bool is_int(DType t) { return !is_float(t) && !is_bool(t); }
+
+DType promote(DType a, DType b) {
+  if (a == b) return a;
+  if (is_bool(a)) return b;
+  if (is_bool(b)) return a;
+  if (is_int(a) && is_int(b)) {
+    // u8 with a signed type needs a wider signed type.
+    if (a == DType::u8 || b == DType::u8) {
+      DType other = a == DType::u8 ? b : a;
+      return other == DType::i8 ? DType::i16 : other;
+    }
+    return int_rank(a) > int_rank(b) ? a : b;
+  }
+  if (is_int(a)) return b;
+  if (is_int(b)) return a;
+  // Both floating.
+  if (a == DType::f64 || b == DType::f64) return DType::f64;
+  return DType::f32;  // f16+bf16, or either with f32
+}
+
+bool can_cast(DType from, DType to) {
+  // c10::canCast: no float->int, no non-bool->bool.
+  if (is_float(from) && !is_float(to)) return false;
+  if (!is_bool(from) && is_bool(to)) return false;
+  return true;
+}
+
+void ResultType::add_tensor(DType t, int rank) {
+  auto& slot = rank > 0 ? dim_ : zero_;
+  slot = slot ? promote(*slot, t) : t;
+}
+
+void ResultType::add_scalar(ScalarKind k) {
+  if (k == ScalarKind::none) return;
+  DType t = k == ScalarKind::floating  ? DType::f32  // default dtype
+            : k == ScalarKind::integer ? DType::i64
+                                       : DType::b8;
+  wrapped_ = wrapped_ ? promote(*wrapped_, t) : t;
+}
+
+namespace {
+// ATen's combine_categories: a lower-priority operand only matters when it is of
+// a higher category (bool < int < float) than the higher-priority one.
+std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_float(*higher)) return higher;
+  if (is_bool(*higher) || is_float(*lower)) return promote(*higher, *lower);
+  return higher;
+}
+}  // namespace
+
+DType ResultType::result() const {
+  auto r = combine(dim_, combine(zero_, wrapped_));
+  return r ? *r : DType::f32;
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,46 @@
+// Tensor element types and PyTorch's type-promotion rules, without LibTorch.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace dlfuzz {
+
+// i16 exists only because promote(u8, i8) == i16 in PyTorch; the generator never
+// creates it directly.
+enum class DType { f32, f64, f16, bf16, i64, i32, i16, i8, u8, b8 };
+
+constexpr int kNumDTypes = 10;
+
+const char* dtype_name(DType t);                       // "f32", ..., "bool"
+std::optional<DType> dtype_from_name(const std::string& s);
+const char* dtype_torch_name(DType t);                 // "torch.float32", ...
+int dtype_size(DType t);                               // bytes per element
+
+bool is_float(DType t);
+bool is_int(DType t);    // integral, bool excluded
+bool is_bool(DType t);
+
+// torch.promote_types
+DType promote(DType a, DType b);
+// torch.can_cast(from, to): what an in-place op on a `to` tensor accepts.
+bool can_cast(DType from, DType to);
+
+// The dtype PyTorch gives a Python float / int / bool scalar ("wrapped number").
+enum class ScalarKind { none, boolean, integer, floating };
+
+// result_type over operands split by PyTorch's three categories: tensors with
+// dim > 0, 0-dim tensors, and Python scalars (wrapped numbers).
+class ResultType {
+ public:
+  void add_tensor(DType t, int rank);
+  void add_scalar(ScalarKind k);
+  DType result() const;
+
+ private:
+  std::optional<DType> dim_, zero_, wrapped_;
+};
+
+// Ops like sin/exp/sqrt/div turn integer and bool inputs into the default float.
+inline DType to_float_default(DType t) { return is_float(t) ? t : DType::f32; }
+
+}  // namespace dlfuzz

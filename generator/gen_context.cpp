@@ -1,0 +1,265 @@
+#include "generator/gen_context.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "generator/value_range.h"
+
+namespace dlfuzz {
+
+namespace {
+// Outputs that share storage with their input in some cases and not in others
+// (reshape of a contiguous tensor, a cast to the same dtype, ...). Writing to
+// either side would make the result depend on that choice, so neither is written.
+bool maybe_alias(const std::string& op) {
+  return op == "reshape" || op == "flatten" || op == "contiguous" || op == "to" ||
+         op == "type_as" || op == "expand" || op == "expand_as" || op == "broadcast_to" ||
+         op == "split" || op == "chunk" || op == "unbind";
+}
+}  // namespace
+
+GenContext::GenContext(Program& p, Choices& c, const GenPolicy& policy)
+    : p_(p), c_(c), policy_(policy) {
+  blocks_.push_back(&p_.body);
+  scopes_.emplace_back();
+}
+
+bool GenContext::visible(int v) const {
+  if (p_.input_of(v)) return true;
+  for (const auto& s : scopes_)
+    if (std::find(s.begin(), s.end(), v) != s.end()) return true;
+  return false;
+}
+
+std::optional<int> GenContext::pick(const TypePred& pred) {
+  std::vector<int> fit;
+  for (const auto& in : p_.inputs)
+    if (in.kind != InputKind::target && pred(p_.type(in.value))) fit.push_back(in.value);
+  for (const auto& s : scopes_)
+    for (int v : s)
+      if (pred(p_.type(v))) fit.push_back(v);
+  if (fit.empty()) return std::nullopt;
+  std::sort(fit.begin(), fit.end());
+  // Prefer recent values so programs grow deep rather than wide.
+  if (fit.size() > 4 && c_.coin(0.6)) return fit[fit.size() - 1 - c_.below(4)];
+  return fit[c_.below(fit.size())];
+}
+
+std::optional<int> GenContext::first(const TypePred& pred) {
+  if (focus_) {
+    if (pred(p_.type(*focus_))) return focus_;
+    return std::nullopt;
+  }
+  return pick(pred);
+}
+
+int GenContext::pick_or_input(const TypePred& pred, const TensorType& fresh) {
+  if (c_.coin(0.75))
+    if (auto v = pick(pred)) return *v;
+  if (training() && is_float(fresh.dtype) && c_.coin(0.5))
+    return new_param(fresh, Init::uniform, -0.5, 0.5);
+  return new_input(fresh);
+}
+
+int GenContext::add_input(const TensorType& t, InputKind k, Init init, double a, double b) {
+  const char* prefix = k == InputKind::data ? "x" : k == InputKind::param ? "w" : "y";
+  int& counter = k == InputKind::data ? n_data_ : k == InputKind::param ? n_param_ : n_target_;
+  int id = p_.add_value(prefix + std::to_string(counter++), t);
+  InputDecl d;
+  d.value = id;
+  d.kind = k;
+  d.init = init;
+  d.lo = a;
+  d.hi = b;
+  // Some 4-d data inputs arrive channels_last, some 2-d+ as strided views.
+  if (k == InputKind::data && t.rank() == 4 && c_.coin(0.3)) d.layout = Layout::channels_last;
+  else if (k == InputKind::data && t.rank() >= 2 && c_.coin(0.15)) d.layout = Layout::strided;
+  p_.inputs.push_back(d);
+  ranges_.resize(p_.values.size());
+  root_.resize(p_.values.size());
+  root_[id] = id;
+  if (init == Init::uniform) ranges_[id] = {a, is_float(t.dtype) ? b : b - 1};
+  else if (init == Init::zeros) ranges_[id] = {0, 0};
+  else if (init == Init::ones) ranges_[id] = {1, 1};
+  no_write_.insert(id);
+  if (k == InputKind::param) from_param_.insert(id);
+  return id;
+}
+
+int GenContext::new_input(const TensorType& t) {
+  if (is_float(t.dtype)) return add_input(t, InputKind::data, Init::uniform, -2, 2);
+  if (is_bool(t.dtype)) return add_input(t, InputKind::data, Init::uniform, 0, 2);
+  if (t.dtype == DType::u8) return add_input(t, InputKind::data, Init::uniform, 0, 10);
+  return add_input(t, InputKind::data, Init::uniform, -5, 6);
+}
+
+int GenContext::new_param(const TensorType& t, Init init, double a, double b) {
+  return add_input(t, InputKind::param, init, a, b);
+}
+
+int GenContext::in_domain(int v, Domain d, DType) {
+  Interval r = ranges_.at(v);
+  const TensorType& t = p_.type(v);
+  bool isf = is_float(t.dtype);
+  auto lit = [&](double x) -> ArgValue {
+    if (isf) return x;
+    return static_cast<int64_t>(x);
+  };
+  switch (d) {
+    case Domain::any: return v;
+    case Domain::positive:
+    case Domain::nonzero: {
+      if (r.lo >= 0.25) return v;
+      if (is_bool(t.dtype)) return v;  // callers do not ask this of bools
+      int a = emit1("abs", {{"self", ValueRef{v}}});
+      return emit1("add", {{"self", ValueRef{a}}, {"other", lit(isf ? 0.5 : 1.0)}});
+    }
+    case Domain::bounded: {
+      if (r.within(-6, 6)) return v;
+      return emit1("clamp", {{"self", ValueRef{v}}, {"min", lit(-4.0)}, {"max", lit(4.0)}});
+    }
+  }
+  return v;
+}
+
+std::optional<int> GenContext::pick_mutable(const TypePred& pred) {
+  if (!at_top_level()) return std::nullopt;
+  std::vector<int> fit;
+  for (int v : scopes_.back()) {
+    if (!pred(p_.type(v)) || no_write_.count(v)) continue;
+    int root = root_[v];
+    if (no_write_.count(root) && root != v && p_.input_of(root)) continue;
+    if (training() && (root_read_.count(root) || saved_roots_.count(root))) continue;
+    fit.push_back(v);
+  }
+  if (fit.empty()) return std::nullopt;
+  return fit[c_.below(fit.size())];
+}
+
+DType GenContext::random_dtype() {
+  std::vector<DType> ts;
+  std::vector<double> ws;
+  for (auto& [t, w] : policy_.dtype_weights) {
+    if (training() && !(t == DType::f32 || t == DType::f64)) continue;
+    ts.push_back(t);
+    ws.push_back(w);
+  }
+  int i = c_.weighted(ws);
+  return i < 0 ? DType::f32 : ts[i];
+}
+
+DType GenContext::random_float_dtype(bool half_ok) {
+  std::vector<DType> ts;
+  std::vector<double> ws;
+  for (auto& [t, w] : policy_.dtype_weights) {
+    if (!is_float(t)) continue;
+    if (training() && !(t == DType::f32 || t == DType::f64)) continue;
+    if (!half_ok && (t == DType::f16 || t == DType::bf16)) continue;
+    ts.push_back(t);
+    ws.push_back(w);
+  }
+  int i = c_.weighted(ws);
+  return i < 0 ? DType::f32 : ts[i];
+}
+
+int64_t GenContext::random_dim() {
+  if (c_.coin(policy_.p_zero_size_dim)) return 0;
+  return c_.range(1, policy_.max_dim);
+}
+
+Shape GenContext::random_shape(int min_rank, int max_rank) {
+  max_rank = std::min(max_rank, policy_.max_rank);
+  if (min_rank == 0 && !c_.coin(policy_.p_zero_dim_tensor)) min_rank = 1;
+  int r = static_cast<int>(c_.range(min_rank, std::max(min_rank, max_rank)));
+  Shape s;
+  for (int i = 0; i < r; ++i) s.push_back(random_dim());
+  return s;
+}
+
+void GenContext::push_block(Block* b, std::optional<int> focus) {
+  blocks_.push_back(b);
+  scopes_.emplace_back(b->params);
+  focus_ = focus;
+}
+
+void GenContext::pop_block() {
+  blocks_.pop_back();
+  scopes_.pop_back();
+  focus_.reset();
+}
+
+std::optional<std::vector<int>> GenContext::emit(Node n) {
+  const OpSpec* spec = find_op(n.op);
+  std::vector<TensorType> outs;
+  if (n.op == "loop") {
+    for (int v : std::get<ValueList>(n.arg("carry")->value).ids) outs.push_back(p_.type(v));
+  } else if (n.op == "if") {
+    for (int v : n.blocks.at(0).yields) outs.push_back(p_.type(v));
+  } else {
+    if (!spec) {
+      last_error = "unknown op " + n.op;
+      return std::nullopt;
+    }
+    last_error = spec->infer(p_, n, outs);
+    if (!last_error.empty()) return std::nullopt;
+  }
+  n.outputs.clear();
+  for (const auto& t : outs) {
+    int id = p_.add_value(std::to_string(next_name_++), t);
+    n.outputs.push_back(id);
+  }
+  ranges_.resize(p_.values.size());
+  root_.resize(p_.values.size());
+  for (int o : n.outputs) root_[o] = o;
+  record(spec, n);
+  for (int o : n.outputs) scopes_.back().push_back(o);
+  blocks_.back()->nodes.push_back(n);
+  return n.outputs;
+}
+
+int GenContext::emit1(const std::string& op, std::vector<Arg> args) {
+  Node n;
+  n.op = op;
+  n.args = std::move(args);
+  auto outs = emit(std::move(n));
+  if (!outs) throw std::logic_error("generator built an invalid " + op + ": " + last_error);
+  return outs->front();
+}
+
+void GenContext::record(const OpSpec* spec, const Node& n) {
+  std::vector<int> ins = node_inputs(n);
+  bool is_view = spec && spec->view;
+  bool param_fed = false;
+  for (int v : ins) {
+    if (!is_view) root_read_.insert(root_[v]);
+    if (from_param_.count(v) || from_param_.count(root_[v])) param_fed = true;
+  }
+  for (const auto& b : n.blocks)
+    for_each_node(b, [&](const Node& inner) {
+      for (int v : node_inputs(inner))
+        if (from_param_.count(v)) param_fed = true;
+    });
+  std::vector<Interval> in_ranges;
+  for (size_t i = 0; i < n.outputs.size(); ++i) {
+    int o = n.outputs[i];
+    ranges_[o] = estimate_range(p_, n, ranges_, static_cast<int>(i));
+    if (param_fed) from_param_.insert(o);
+    if (ins.empty()) continue;
+    int base = root_[ins[0]];
+    if (spec && (spec->view || spec->inplace)) root_[o] = base;
+    if (spec && maybe_alias(spec->name)) {
+      no_write_.insert(o);
+      no_write_.insert(base);
+    }
+    if (spec && spec->saves_output) saved_roots_.insert(root_[o]);
+  }
+  if (spec && spec->inplace && !ins.empty()) {
+    int base = root_[ins[0]];
+    if (param_fed) from_param_.insert(base);
+    // Every alias of the mutated tensor now holds new values.
+    for (size_t v = 0; v < root_.size(); ++v)
+      if (root_[v] == base && v != static_cast<size_t>(n.outputs.at(0))) ranges_[v] = Interval{};
+  }
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,98 @@
+// What an op's generate function sees: the program so far, the random choices,
+// the policy, and helpers that pick or create operands that satisfy a type
+// predicate. Shapes and dtypes are solved constructively: a helper only returns
+// operands that fit, or makes a fresh input that does.
+#pragma once
+#include <functional>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "generator/choices.h"
+#include "generator/gen_policy.h"
+#include "generator/op_spec.h"
+#include "generator/program.h"
+
+namespace dlfuzz {
+
+// A conservative bound on a value's elements, used to keep the float64 run finite.
+struct Interval {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool within(double a, double b) const { return lo >= a && hi <= b; }
+};
+
+using TypePred = std::function<bool(const TensorType&)>;
+
+class GenContext {
+ public:
+  GenContext(Program& p, Choices& c, const GenPolicy& policy);
+
+  Choices& choices() { return c_; }
+  const GenPolicy& policy() const { return policy_; }
+  const Program& program() const { return p_; }
+  bool training() const { return p_.is_training(); }
+
+  // --- operands -------------------------------------------------------------
+  // A visible value that satisfies pred (recent values preferred), if any.
+  std::optional<int> pick(const TypePred& pred);
+  // The first operand of an op: the focus value when one is set (inside loop
+  // bodies and branches), otherwise as pick().
+  std::optional<int> first(const TypePred& pred);
+  // pick(), or a fresh data input of type `fresh` when nothing fits.
+  int pick_or_input(const TypePred& pred, const TensorType& fresh);
+  int new_input(const TensorType& t);
+  int new_param(const TensorType& t, Init init, double a, double b);
+  // An operand whose elements satisfy the op's domain, inserting abs/add/clamp
+  // nodes in front when they may not.
+  int in_domain(int value, Domain d, DType want_float = DType::f32);
+  // A value that may be mutated in place now (see gen_context.cpp for the rules).
+  std::optional<int> pick_mutable(const TypePred& pred);
+
+  // --- types ----------------------------------------------------------------
+  DType random_dtype();  // by the policy's weights
+  DType random_float_dtype(bool half_ok = true);
+  Shape random_shape(int min_rank, int max_rank);
+  int64_t random_dim();  // 1..max_dim, rarely 0 when zero-size dims are on
+  Interval range_of(int value) const { return ranges_.at(value); }
+
+  // --- building -------------------------------------------------------------
+  // Append a node: runs the op's type rule, creates its outputs, and records
+  // ranges and aliasing. Returns the output ids, or nullopt (node dropped) when
+  // the type rule rejects it.
+  std::optional<std::vector<int>> emit(Node n);
+  int emit1(const std::string& op, std::vector<Arg> args);  // must succeed
+
+  // Scopes for loop bodies and branches.
+  void push_block(Block* b, std::optional<int> focus);
+  void pop_block();
+  void set_focus(std::optional<int> v) { focus_ = v; }
+  std::optional<int> focus() const { return focus_; }
+  bool at_top_level() const { return blocks_.size() == 1; }
+  bool depends_on_param(int v) const { return from_param_.count(v) > 0; }
+  std::string last_error;  // the type rule's text when emit() rejects a node
+
+ private:
+  bool visible(int v) const;
+  int add_input(const TensorType& t, InputKind k, Init init, double a, double b);
+  void record(const OpSpec* spec, const Node& n);
+
+  Program& p_;
+  Choices& c_;
+  const GenPolicy& policy_;
+  std::vector<Block*> blocks_;
+  std::vector<std::vector<int>> scopes_;  // values defined in each open block
+  std::optional<int> focus_;
+  std::vector<Interval> ranges_;
+  std::vector<int> root_;                // alias root of each value (itself if none)
+  std::set<int> no_write_;               // expanded views, maybe-aliases, inputs
+  std::set<int> root_read_;              // roots read by a non-view node
+  std::set<int> saved_roots_;            // roots autograd saved (producer saves output)
+  std::set<int> from_param_;             // values computed from a param
+  int next_name_ = 1;
+  int n_data_ = 0, n_param_ = 0, n_target_ = 0;
+
+  friend class Generator;
+};
+
+}  // namespace dlfuzz

@@ -1,0 +1,19 @@
+#include "generator/gen_policy.h"
+
+#include <fmt/format.h>
+
+namespace dlfuzz {
+
+uint64_t GenPolicy::hash() const {
+  std::string s = fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {}", min_nodes, max_nodes,
+                              max_rank, max_dim, p_zero_size_dim, p_zero_dim_tensor, p_training,
+                              max_train_steps, p_control_flow, p_inplace, max_outputs,
+                              p_special_values, world, 0);
+  for (const auto& [t, w] : dtype_weights) s += fmt::format(" {}={}", dtype_name(t), w);
+  for (const auto& [f, w] : family_weights) s += fmt::format(" {}={}", f, w);
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ULL;
+  return h;
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,43 @@
+// Every probability and size knob of the generator in one place (YARPGen's
+// GenPolicy). A program is a pure function of (policy, choices).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "generator/dtype.h"
+
+namespace dlfuzz {
+
+struct GenPolicy {
+  int min_nodes = 6, max_nodes = 30;
+  int max_rank = 4;
+  int max_dim = 6;  // largest size of one dimension
+  double p_zero_size_dim = 0.01;
+  double p_zero_dim_tensor = 0.05;  // 0-d inputs
+
+  double p_training = 0.4;
+  int max_train_steps = 3;
+  double p_control_flow = 0.25;  // chance per program of one loop or if
+  double p_inplace = 0.25;       // chance per program of an in-place pattern
+  int max_outputs = 3;
+  // Special values (NaN, +-Inf, -0.0, denormals) in inputs; off by default.
+  double p_special_values = 0.0;
+  int world = 1;  // parallel plans: world > 1 is generated once distribution lands
+
+  // Relative weight of each dtype for new data inputs.
+  std::map<DType, double> dtype_weights = {
+      {DType::f32, 60}, {DType::f64, 8}, {DType::bf16, 5}, {DType::f16, 3}, {DType::i64, 8},
+      {DType::i32, 4},  {DType::i8, 2},  {DType::u8, 2},   {DType::b8, 4}};
+  // Relative weight of each op family (see generator/ops/families.def).
+  std::map<std::string, double> family_weights = {
+      {"unary", 14},  {"activation", 12}, {"binary", 14}, {"compare", 4},   {"ternary", 4},
+      {"cast", 3},    {"reduce", 8},      {"shape", 7},   {"view", 7},      {"linalg", 6},
+      {"conv", 3},    {"pool", 3},        {"norm", 4},    {"embedding", 1}, {"loss", 1},
+      {"inplace", 4}, {"collective", 0}};
+
+  // Stable across machines: FNV-1a over the printed knobs.
+  uint64_t hash() const;
+};
+
+}  // namespace dlfuzz

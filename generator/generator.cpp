@@ -1,0 +1,227 @@
+#include "generator/generator.h"
+
+#include <algorithm>
+#include <map>
+
+#include "generator/gen_context.h"
+
+namespace dlfuzz {
+
+namespace {
+bool is_float_t(const TensorType& t) { return is_float(t.dtype); }
+}  // namespace
+
+// Builds one program; a friend of GenContext for inputs, ranges and aliasing.
+class Generator {
+ public:
+  Generator(Program& p, Choices& c, const GenPolicy& policy) : g_(p, c, policy), p_(p), c_(c) {
+    for (const auto& s : all_ops()) by_family_[s.family].push_back(&s);
+  }
+
+  void run() {
+    bool training = c_.coin(g_.policy().p_training);
+    if (training) p_.train = TrainStep{};
+    // The first operand of a program; training programs start from a float batch.
+    TensorType first{training ? g_.random_float_dtype() : g_.random_dtype(), g_.random_shape(1, 4)};
+    g_.new_input(first);
+
+    int n = static_cast<int>(c_.range(g_.policy().min_nodes, g_.policy().max_nodes));
+    int control_at = c_.coin(g_.policy().p_control_flow) ? static_cast<int>(c_.range(1, n)) : -1;
+    int inplace_at = c_.coin(g_.policy().p_inplace) ? static_cast<int>(c_.range(1, n)) : -1;
+    for (int i = 0; i < n; ++i) {
+      if (i == control_at) control_flow();
+      if (i == inplace_at) inplace_on_view();
+      random_op({});
+    }
+    choose_outputs();
+    if (training) add_training_step();
+  }
+
+ private:
+  // One op from a weighted family; retries when an op cannot be placed.
+  bool random_op(const std::vector<std::string>& families) {
+    std::vector<std::string> names;
+    std::vector<double> weights;
+    for (const auto& [fam, w] : g_.policy().family_weights) {
+      if (!families.empty() && std::find(families.begin(), families.end(), fam) == families.end())
+        continue;
+      if (!by_family_.count(fam)) continue;
+      names.push_back(fam);
+      weights.push_back(w);
+    }
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      int f = c_.weighted(weights);
+      if (f < 0) return false;
+      const auto& ops = by_family_[names[f]];
+      const OpSpec* spec = ops[c_.below(ops.size())];
+      if (try_op(*spec)) return true;
+    }
+    return false;
+  }
+
+  bool try_op(const OpSpec& spec) {
+    if (!spec.generate) return false;
+    Node n;
+    n.op = spec.name;
+    size_t mark_nodes = current_block_size();
+    if (!spec.generate(g_, spec, n)) return false;
+    // A generate function may already have emitted guard nodes; those stay.
+    (void)mark_nodes;
+    return g_.emit(std::move(n)).has_value();
+  }
+
+  size_t current_block_size() const { return p_.body.nodes.size(); }
+
+  // A loop with one carried tensor, or an if/else on a 0-d bool, whose blocks
+  // apply a short chain of elementwise ops that keep the carried type.
+  void control_flow() {
+    auto v = g_.pick(is_float_t);
+    if (!v) return;
+    TensorType t = p_.type(*v);
+    bool loop = c_.coin(0.5);
+    Node n;
+    if (loop) {
+      n.op = "loop";
+      n.args = {{"n", int64_t(c_.range(1, 4))}, {"carry", ValueList{{*v}}}};
+      n.blocks.resize(1);
+      n.blocks[0].params.push_back(p_.add_value("c" + std::to_string(p_.values.size()), t));
+      grow_ranges();
+      fill_block(n.blocks[0], n.blocks[0].params[0], t);
+    } else {
+      int s = g_.emit1("sum", {{"self", ValueRef{*v}}});
+      int cond = g_.emit1("gt", {{"self", ValueRef{s}}, {"other", 0.0}});
+      n.op = "if";
+      n.args = {{"cond", ValueRef{cond}}};
+      n.blocks.resize(2);
+      fill_block(n.blocks[0], *v, t);
+      fill_block(n.blocks[1], *v, t);
+    }
+    g_.emit(std::move(n));
+  }
+
+  void grow_ranges() {
+    g_.ranges_.resize(p_.values.size());
+    g_.root_.resize(p_.values.size());
+    g_.root_.back() = static_cast<int>(p_.values.size()) - 1;
+  }
+
+  void fill_block(Block& b, int start, const TensorType& t) {
+    g_.push_block(&b, start);
+    int steps = static_cast<int>(c_.range(1, 3));
+    for (int i = 0; i < steps; ++i) {
+      int before = g_.focus().value();
+      if (!random_op({"unary", "activation", "binary"})) continue;
+      // Move the focus along the chain while the type stays the carried one.
+      const Node& last = b.nodes.back();
+      int out = last.outputs.at(0);
+      if (p_.type(out) == t && node_inputs(last).size() > 0 && node_inputs(last)[0] == before)
+        g_.set_focus(out);
+    }
+    b.yields.push_back(g_.focus().value());
+    g_.pop_block();
+  }
+
+  // A view of a fresh intermediate, an in-place op through it, and a later use
+  // of the base: the aliasing pattern compilers get wrong.
+  void inplace_on_view() {
+    auto base = g_.pick_mutable([](const TensorType& t) { return is_float(t.dtype) && t.rank() >= 2; });
+    if (!base) {
+      // Make a fresh intermediate to write to.
+      auto src = g_.pick(is_float_t);
+      if (!src) return;
+      base = g_.emit1("mul", {{"self", ValueRef{*src}}, {"other", 1.5}});
+      if (p_.type(*base).rank() < 2) return;
+    }
+    const TensorType& bt = p_.type(*base);
+    int dim = static_cast<int>(c_.below(bt.rank()));
+    int view;
+    if (c_.coin(0.5)) {
+      view = g_.emit1("transpose", {{"self", ValueRef{*base}}, {"dim0", int64_t(0)}, {"dim1", int64_t(bt.rank() - 1)}});
+    } else {
+      int64_t size = bt.shape[dim];
+      int64_t start = size > 1 ? c_.range(0, size - 1) : 0;
+      view = g_.emit1("narrow", {{"self", ValueRef{*base}}, {"dim", int64_t(dim)}, {"start", start},
+                                 {"length", size - start}});
+    }
+    const char* ops[] = {"add_", "mul_", "clamp_", "relu_", "sub_"};
+    std::string op = ops[c_.below(5)];
+    std::vector<Arg> args = {{"self", ValueRef{view}}};
+    if (op == "add_" || op == "sub_") args.push_back({"other", c_.uniform(-1, 1)});
+    if (op == "mul_") args.push_back({"other", c_.uniform(0.5, 2)});
+    if (op == "clamp_") args = {{"self", ValueRef{view}}, {"min", -1.0}, {"max", 1.0}};
+    g_.emit1(op, args);
+    // Read the base after the write.
+    g_.emit1("mul", {{"self", ValueRef{*base}}, {"other", 0.5}});
+  }
+
+  void choose_outputs() {
+    std::vector<int> read(p_.values.size(), 0);
+    for_each_node(p_.body, [&](const Node& n) {
+      for (int v : node_inputs(n)) read[v]++;
+    });
+    std::vector<int> sinks;
+    for (const auto& n : p_.body.nodes)
+      for (int o : n.outputs)
+        if (!read[o]) sinks.push_back(o);
+    if (sinks.empty() && !p_.body.nodes.empty()) sinks.push_back(p_.body.nodes.back().outputs.at(0));
+    int keep = std::min<int>(static_cast<int>(sinks.size()), g_.policy().max_outputs);
+    p_.body.yields.assign(sinks.end() - keep, sinks.end());
+  }
+
+  void add_training_step() {
+    // The loss reads a float value computed from a param; make one if needed.
+    std::optional<int> src;
+    for (auto it = p_.body.yields.rbegin(); it != p_.body.yields.rend() && !src; ++it)
+      if (is_float(p_.type(*it).dtype) && g_.depends_on_param(*it) && p_.type(*it).numel() > 0) src = *it;
+    if (!src) {
+      auto v = g_.pick([](const TensorType& t) { return is_float(t.dtype) && t.rank() >= 1 && t.numel() > 0; });
+      int x = v ? *v : g_.new_input({DType::f32, {4, 8}});
+      const TensorType& xt = p_.type(x);
+      int64_t k = xt.rank() ? xt.shape.back() : 1;
+      int64_t m = g_.random_dim() + 1;
+      int w = g_.new_param({xt.dtype, {m, k}}, Init::uniform, -0.5, 0.5);
+      if (xt.rank() == 0) x = g_.emit1("reshape", {{"self", ValueRef{x}}, {"shape", IntList{1}}});
+      src = g_.emit1("linear", {{"input", ValueRef{x}}, {"weight", ValueRef{w}}});
+      p_.body.yields.push_back(*src);
+    }
+    const TensorType& st = p_.type(*src);
+    int loss;
+    int pick = static_cast<int>(c_.below(3));
+    if (pick == 0 && st.rank() == 2 && st.shape[1] > 1) {
+      int y = g_.add_input({DType::i64, {st.shape[0]}}, InputKind::target, Init::uniform, 0, double(st.shape[1]));
+      loss = g_.emit1("cross_entropy", {{"self", ValueRef{*src}}, {"target", ValueRef{y}}});
+    } else {
+      int y = g_.add_input(st, InputKind::target, Init::uniform, -1, 1);
+      const char* fn = pick == 1 ? "l1_loss" : (pick == 2 ? "smooth_l1_loss" : "mse_loss");
+      loss = g_.emit1(fn, {{"self", ValueRef{*src}}, {"target", ValueRef{y}}});
+    }
+    TrainStep& s = *p_.train;
+    s.loss = loss;
+    s.optimizer = static_cast<Optimizer>(c_.below(3));
+    s.lr = s.optimizer == Optimizer::sgd ? c_.pick(std::vector<double>{0.1, 0.01, 0.001})
+                                         : c_.pick(std::vector<double>{0.01, 0.001});
+    s.momentum = s.optimizer == Optimizer::sgd && c_.coin(0.5) ? 0.9 : 0.0;
+    s.weight_decay = c_.coin(0.3) ? 0.01 : 0.0;
+    s.steps = static_cast<int>(c_.range(1, g_.policy().max_train_steps));
+  }
+
+  GenContext g_;
+  Program& p_;
+  Choices& c_;
+  std::map<std::string, std::vector<const OpSpec*>> by_family_;
+};
+
+Program generate_program(const GenPolicy& policy, Choices& choices, uint64_t seed) {
+  Program p;
+  p.seed = seed;
+  p.policy_hash = policy.hash();
+  Generator(p, choices, policy).run();
+  return p;
+}
+
+Program generate_program(const GenPolicy& policy, uint64_t seed) {
+  SeededChoices c(seed);
+  return generate_program(policy, c, seed);
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,99 @@
+// One record per op: its parameters (named as in the ATen schema), its type
+// rule, how to generate a valid use of it, and how to spell it in Python and
+// TorchScript. Families register their specs from generator/ops/*.cpp.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "generator/program.h"
+
+namespace dlfuzz {
+
+class GenContext;
+struct OpSpec;
+
+enum class ParamKind {
+  tensor,
+  tensor_list,
+  tensor_or_number,  // a tensor, or a Python int/float (ATen's Scalar overloads)
+  number,            // Python int or float
+  int_,
+  float_,
+  bool_,
+  int_list,
+  str,
+  dtype,
+  mem_format,
+};
+
+struct ParamSpec {
+  std::string name;
+  ParamKind kind;
+  bool optional = false;    // None allowed
+  bool positional = false;  // printed without `name=` (.dlf and Python)
+  bool in_python = true;    // false: an ATen-only argument the Python API lacks
+};
+
+// What an op needs of its first input's values so the float64 run stays finite.
+enum class Domain { any, positive, nonzero, bounded };
+
+// Type rule: fill `out` with the node's output types, or return an error text.
+using InferFn = std::string (*)(const Program& p, const Node& n, std::vector<TensorType>& out);
+// Generation: choose arguments for `n` (n.op is set) through the context;
+// return false when this op cannot be used right now.
+using GenFn = bool (*)(GenContext& g, const OpSpec& spec, Node& n);
+
+struct OpSpec {
+  std::string name;    // .dlf name, e.g. "add", "add_", "gelu"
+  std::string family;  // generation weight group, e.g. "unary", "binary"
+  std::string aten;    // e.g. "aten::add_" (the overload is chosen from the arguments)
+  std::vector<ParamSpec> params;
+  InferFn infer = nullptr;
+  GenFn generate = nullptr;
+  Domain domain = Domain::any;
+  bool differentiable = true;  // autograd has formulas for its float tensor inputs
+  bool inplace = false;        // mutates its first argument
+  bool view = false;           // output aliases its first argument
+  bool saves_output = false;   // autograd saves the result: mutating it breaks backward
+  bool float_only = false;     // inputs must be floating point (no int/bool kernels)
+  bool bool_ok = false;        // accepts bool tensors
+  bool half_ok = true;         // has CPU kernels for f16 in LibTorch 1.13
+  // Python / TorchScript spelling: "torch.add", "torch.nn.functional.gelu", or
+  // ".add_" for a method on the first argument. Empty: same as python.
+  std::string python;
+  std::string torchscript;
+  // Where the Python API orders its positional arguments differently from the
+  // ATen schema (F.embedding(input, weight) vs aten::embedding(weight, indices)):
+  // the parameter names in Python's positional order. Empty: `positional` params
+  // in schema order.
+  std::vector<std::string> python_positional;
+
+  const ParamSpec* param(const std::string& name) const;
+};
+
+// The registry. Families add themselves through register_ops_<family>() calls
+// listed in generator/ops/families.def.
+const std::vector<OpSpec>& all_ops();
+const OpSpec* find_op(const std::string& name);
+std::vector<std::string> op_families();
+
+// Helpers shared by the families' type rules.
+namespace infer_util {
+const TensorType* tensor_arg(const Program& p, const Node& n, const std::string& name);
+int64_t int_arg(const Node& n, const std::string& name, int64_t dflt);
+double float_arg(const Node& n, const std::string& name, double dflt);
+bool bool_arg(const Node& n, const std::string& name, bool dflt);
+const IntList* int_list_arg(const Node& n, const std::string& name);
+std::string str_arg(const Node& n, const std::string& name, const std::string& dflt);
+// Broadcast two shapes; false if incompatible.
+bool broadcast(const Shape& a, const Shape& b, Shape& out);
+// Normalize a possibly negative dim into [0, rank); false if out of range.
+// Rank-0 tensors accept dims -1 and 0, as PyTorch does.
+bool wrap_dim(int64_t& dim, int rank);
+// The ScalarKind of an argument (a Python number or None), or of a tensor operand.
+ScalarKind scalar_kind(const ArgValue& v);
+// Result dtype for an op whose named arguments take part in type promotion.
+DType promoted(const Program& p, const Node& n, const std::vector<std::string>& names);
+}  // namespace infer_util
+
+}  // namespace dlfuzz

@@ -1,0 +1,150 @@
+// Binary elementwise math with broadcasting and type promotion. `other` is a
+// tensor or a Python number where ATen has a Scalar overload.
+#include "generator/ops/common.h"
+
+namespace dlfuzz {
+using namespace ops;
+
+namespace {
+OpSpec binary(const std::string& name, InferFn infer, bool other_number = true) {
+  OpSpec s;
+  s.name = name;
+  s.family = "binary";
+  s.aten = "aten::" + name;
+  s.params = {T("self"), other_number ? TorN("other") : T("other")};
+  s.infer = infer;
+  s.generate = gen_binary;
+  s.python = "torch." + name;
+  return s;
+}
+
+// add/sub take alpha: an int for integer results, a float otherwise.
+bool gen_add_sub(GenContext& g, const OpSpec& s, Node& n) {
+  if (!gen_binary(g, s, n)) return false;
+  std::vector<TensorType> out;
+  if (!infer_binary(g.program(), n, out).empty()) return true;
+  if (g.choices().coin(0.3))
+    n.args.push_back({"alpha", is_float(out[0].dtype) ? ArgValue(g.choices().uniform(-2, 2))
+                                                      : ArgValue(int64_t(g.choices().range(-2, 2)))});
+  return true;
+}
+
+std::string infer_add_sub(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  if (auto e = infer_binary(p, n, out); !e.empty()) return e;
+  const Arg* alpha = n.arg("alpha");
+  if (alpha && std::holds_alternative<double>(alpha->value) && !is_float(out[0].dtype))
+    return "alpha must be an integer for integer results";
+  return "";
+}
+
+// div: true division gives a float; "trunc"/"floor" keep the promoted dtype.
+bool gen_div(GenContext& g, const OpSpec& s, Node& n) {
+  if (!gen_binary(g, s, n)) return false;
+  int mode = static_cast<int>(g.choices().below(4));
+  if (mode == 1) n.args.push_back({"rounding_mode", std::string("trunc")});
+  if (mode == 2) n.args.push_back({"rounding_mode", std::string("floor")});
+  return true;
+}
+
+std::string infer_div(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const Arg* mode = n.arg("rounding_mode");
+  bool rounding = mode && std::holds_alternative<std::string>(mode->value);
+  if (rounding) {
+    std::string m = std::get<std::string>(mode->value);
+    if (m != "trunc" && m != "floor") return "rounding_mode must be None, 'trunc' or 'floor'";
+    return infer_binary(p, n, out);
+  }
+  return infer_binary_float(p, n, out);
+}
+
+// pow: a positive base, a small exponent; integer bases only to non-negative
+// integer powers.
+bool gen_pow(GenContext& g, const OpSpec& s, Node& n) {
+  auto v = g.first([&](const TensorType& t) { return is_float(t.dtype) || is_int(t.dtype); });
+  if (!v) {
+    if (g.focus()) return false;
+    v = g.new_input({g.random_float_dtype(), g.random_shape(0, 4)});
+  }
+  const TensorType self = g.program().type(*v);
+  Choices& c = g.choices();
+  n.args = {{"self", ValueRef{g.in_domain(*v, Domain::positive)}}};
+  if (!is_float(self.dtype) || c.coin(0.5)) {
+    n.args.push_back({"exponent", is_float(self.dtype) && c.coin(0.5) ? ArgValue(c.uniform(-2, 3))
+                                                                      : ArgValue(int64_t(c.range(0, 3)))});
+  } else {
+    TensorType want = broadcastable_type(g, self.shape, self.dtype);
+    int e = g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
+    n.args.push_back({"exponent", ValueRef{g.in_domain(e, Domain::bounded)}});
+  }
+  return true;
+}
+
+std::string infer_pow(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self = tensor_arg(p, n, "self");
+  const Arg* e = n.arg("exponent");
+  if (!self || !e) return "pow needs self and exponent";
+  if (is_bool(self->dtype)) return "pow is not defined for bool tensors";
+  Shape shape = self->shape;
+  ResultType rt;
+  rt.add_tensor(self->dtype, self->rank());
+  if (auto* r = std::get_if<ValueRef>(&e->value)) {
+    if (!broadcast(self->shape, p.type(r->id).shape, shape)) return "shapes do not broadcast";
+    rt.add_tensor(p.type(r->id).dtype, p.type(r->id).rank());
+  } else {
+    if (auto* i = std::get_if<int64_t>(&e->value); i && *i < 0 && !is_float(self->dtype))
+      return "integers to negative integer powers are not allowed";
+    rt.add_scalar(scalar_kind(e->value));
+  }
+  out = {{rt.result(), shape}};
+  return "";
+}
+}  // namespace
+
+void register_ops_binary(std::vector<OpSpec>& ops) {
+  OpSpec add = binary("add", infer_add_sub);
+  add.params.push_back(A("alpha", ParamKind::number));
+  add.generate = gen_add_sub;
+  ops.push_back(add);
+  OpSpec sub = add;
+  sub.name = "sub";
+  sub.aten = "aten::sub";
+  sub.python = "torch.sub";
+  ops.push_back(sub);
+  ops.push_back(binary("mul", infer_binary));
+
+  OpSpec div = binary("div", infer_div);
+  div.params.push_back(A("rounding_mode", ParamKind::str, true));
+  div.generate = gen_div;
+  div.domain = Domain::nonzero;
+  ops.push_back(div);
+
+  OpSpec rem = binary("remainder", infer_binary);
+  rem.domain = Domain::nonzero;
+  ops.push_back(rem);
+  OpSpec fmod = binary("fmod", infer_binary);
+  fmod.domain = Domain::nonzero;
+  ops.push_back(fmod);
+
+  ops.push_back(binary("maximum", infer_binary, false));
+  ops.push_back(binary("minimum", infer_binary, false));
+  OpSpec atan2 = binary("atan2", infer_binary_float, false);
+  atan2.half_ok = false;
+  ops.push_back(atan2);
+  OpSpec lae = binary("logaddexp", infer_binary, false);
+  lae.float_only = true;
+  lae.half_ok = false;
+  ops.push_back(lae);
+
+  OpSpec pow;
+  pow.name = "pow";
+  pow.family = "binary";
+  pow.aten = "aten::pow";
+  pow.params = {T("self"), TorN("exponent")};
+  pow.infer = infer_pow;
+  pow.generate = gen_pow;
+  pow.half_ok = false;
+  pow.python = "torch.pow";
+  ops.push_back(pow);
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,145 @@
+#include "generator/ops/common.h"
+
+namespace dlfuzz::ops {
+
+bool dtype_allowed(const OpSpec& s, DType t) {
+  if (s.float_only && !is_float(t)) return false;
+  if (!s.bool_ok && is_bool(t)) return false;
+  if (!s.half_ok && (t == DType::f16 || t == DType::bf16)) return false;
+  return t != DType::i16;
+}
+
+namespace {
+std::string check_self(const Program& p, const Node& n, const TensorType*& self) {
+  self = tensor_arg(p, n, "self");
+  if (!self) return "missing tensor argument 'self'";
+  const OpSpec* s = find_op(n.op);
+  if (s && !dtype_allowed(*s, self->dtype))
+    return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
+  return "";
+}
+
+std::string check_other(const Program& p, const Node& n, Shape& shape) {
+  const TensorType* self = tensor_arg(p, n, "self");
+  if (!self) return "missing tensor argument 'self'";
+  const Arg* other = n.arg("other");
+  if (!other) return "missing argument 'other'";
+  shape = self->shape;
+  if (auto* r = std::get_if<ValueRef>(&other->value)) {
+    if (!broadcast(self->shape, p.type(r->id).shape, shape))
+      return "shapes " + type_str(*self) + " and " + type_str(p.type(r->id)) + " do not broadcast";
+  } else if (scalar_kind(other->value) == ScalarKind::none) {
+    return "'other' must be a tensor or a number";
+  }
+  return "";
+}
+}  // namespace
+
+std::string infer_same(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = check_self(p, n, self); !e.empty()) return e;
+  out = {*self};
+  return "";
+}
+
+std::string infer_float(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = check_self(p, n, self); !e.empty()) return e;
+  out = {{to_float_default(self->dtype), self->shape}};
+  return "";
+}
+
+std::string infer_binary(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  Shape shape;
+  if (auto e = check_other(p, n, shape); !e.empty()) return e;
+  DType t = promoted(p, n, {"self", "other"});
+  const OpSpec* s = find_op(n.op);
+  if (s && !dtype_allowed(*s, t)) return std::string("dtype ") + dtype_name(t) + " not supported by " + n.op;
+  out = {{t, shape}};
+  return "";
+}
+
+std::string infer_binary_float(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  if (auto e = infer_binary(p, n, out); !e.empty()) return e;
+  out[0].dtype = to_float_default(out[0].dtype);
+  return "";
+}
+
+std::string infer_binary_inplace(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  if (auto e = infer_binary(p, n, out); !e.empty()) return e;
+  const TensorType& self = *tensor_arg(p, n, "self");
+  if (out[0].shape != self.shape)
+    return "in-place result shape " + type_str(out[0]) + " differs from self " + type_str(self);
+  if (!can_cast(out[0].dtype, self.dtype))
+    return std::string("result dtype ") + dtype_name(out[0].dtype) + " can't be cast to " + dtype_name(self.dtype);
+  out = {self};
+  return "";
+}
+
+bool gen_unary(GenContext& g, const OpSpec& s, Node& n) {
+  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype); });
+  if (!v) {
+    if (g.focus()) return false;
+    DType t = s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype();
+    if (!dtype_allowed(s, t)) t = DType::f32;
+    v = g.new_input({t, g.random_shape(0, 4)});
+  }
+  n.args = {{"self", ValueRef{g.in_domain(*v, s.domain)}}};
+  return true;
+}
+
+TensorType broadcastable_type(GenContext& g, const Shape& shape, DType dtype) {
+  Choices& c = g.choices();
+  Shape s = shape;
+  int mode = static_cast<int>(c.below(4));
+  if (mode == 1 && !s.empty()) s.erase(s.begin(), s.begin() + c.below(s.size() + 1));  // suffix
+  if (mode == 2)
+    for (auto& d : s)
+      if (c.coin(0.4)) d = 1;
+  if (mode == 3 && s.size() < 4 && c.coin(0.3)) s.insert(s.begin(), 1);
+  return {dtype, s};
+}
+
+ArgValue random_number(GenContext& g, DType t, double lo, double hi) {
+  Choices& c = g.choices();
+  // Python-number semantics: an int scalar keeps an int tensor int, a float
+  // scalar turns it into the default float.
+  if (is_float(t) || c.coin(0.2)) return c.uniform(lo, hi);
+  return static_cast<int64_t>(c.range(static_cast<int64_t>(lo), static_cast<int64_t>(hi)));
+}
+
+int64_t random_dim_index(GenContext& g, int rank) {
+  int r = rank == 0 ? 1 : rank;
+  return g.choices().range(-r, r - 1);
+}
+
+bool gen_binary(GenContext& g, const OpSpec& s, Node& n) {
+  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype) && !is_bool(t.dtype); });
+  if (!v) {
+    if (g.focus()) return false;
+    v = g.new_input({s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype(), g.random_shape(0, 4)});
+    if (!dtype_allowed(s, g.program().type(*v).dtype) || is_bool(g.program().type(*v).dtype)) return false;
+  }
+  const TensorType self = g.program().type(*v);
+  n.args = {{"self", ValueRef{*v}}};
+  if (g.choices().coin(0.35)) {
+    n.args.push_back({"other", random_number(g, self.dtype, -2, 2)});
+  } else {
+    // Mostly the same dtype; sometimes another, to exercise promotion.
+    DType dt = g.choices().coin(0.8) ? self.dtype : (s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype());
+    if (!dtype_allowed(s, dt) || is_bool(dt)) dt = self.dtype;
+    TensorType want = broadcastable_type(g, self.shape, dt);
+    int o = g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
+    n.args.push_back({"other", ValueRef{o}});
+  }
+  // Divisors and similar second operands get their own guard.
+  if (s.domain == Domain::nonzero) {
+    auto& other = n.args[1].value;
+    if (auto* r = std::get_if<ValueRef>(&other)) r->id = g.in_domain(r->id, Domain::nonzero);
+    if (auto* d = std::get_if<double>(&other); d && std::abs(*d) < 0.25) *d = 0.5;
+    if (auto* i = std::get_if<int64_t>(&other); i && *i == 0) *i = 1;
+  }
+  return true;
+}
+
+}  // namespace dlfuzz::ops

@@ -1,0 +1,49 @@
+// Building blocks shared by the op family files: parameter shorthands, common
+// type rules and common generate functions.
+#pragma once
+#include "generator/gen_context.h"
+#include "generator/op_spec.h"
+
+namespace dlfuzz::ops {
+
+using namespace infer_util;
+
+// A positional tensor parameter, and a named attribute.
+inline ParamSpec T(const std::string& name) { return {name, ParamKind::tensor, false, true}; }
+inline ParamSpec TorN(const std::string& name) {
+  return {name, ParamKind::tensor_or_number, false, true};
+}
+inline ParamSpec A(const std::string& name, ParamKind k, bool optional = false) {
+  return {name, k, optional, false};
+}
+
+// Predicates for operand choice.
+inline bool any_float(const TensorType& t) { return is_float(t.dtype); }
+bool dtype_allowed(const OpSpec& s, DType t);
+
+// --- type rules ---
+// Output = self's type; rejects dtypes the spec does not allow.
+std::string infer_same(const Program& p, const Node& n, std::vector<TensorType>& out);
+// Integer/bool inputs become the default float (sin, exp, sqrt, ...).
+std::string infer_float(const Program& p, const Node& n, std::vector<TensorType>& out);
+// Broadcast self and other (tensor or number) with type promotion.
+std::string infer_binary(const Program& p, const Node& n, std::vector<TensorType>& out);
+// As infer_binary but integer results become the default float (true division).
+std::string infer_binary_float(const Program& p, const Node& n, std::vector<TensorType>& out);
+// In-place form: the result must keep self's shape and castable dtype.
+std::string infer_binary_inplace(const Program& p, const Node& n, std::vector<TensorType>& out);
+
+// --- generate functions ---
+// One tensor operand allowed by the spec, guarded for its domain.
+bool gen_unary(GenContext& g, const OpSpec& s, Node& n);
+// self plus a broadcastable tensor or a Python number `other`.
+bool gen_binary(GenContext& g, const OpSpec& s, Node& n);
+
+// A tensor whose shape broadcasts against `shape` (same, trailing suffix, or 1s).
+TensorType broadcastable_type(GenContext& g, const Shape& shape, DType dtype);
+// A Python number of the kind that fits a tensor of `t`.
+ArgValue random_number(GenContext& g, DType t, double lo, double hi);
+// A dim in [-rank, rank) (rank 0 gives 0 or -1).
+int64_t random_dim_index(GenContext& g, int rank);
+
+}  // namespace dlfuzz::ops

@@ -1,0 +1,5 @@
+#include "generator/ops/common.h"
+
+namespace dlfuzz {
+void register_ops_embedding(std::vector<OpSpec>& ops) {}
+}  // namespace dlfuzz

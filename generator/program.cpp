@@ -1,0 +1,105 @@
+#include "generator/program.h"
+
+#include <fmt/format.h>
+
+namespace dlfuzz {
+
+int64_t TensorType::numel() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::string type_str(const TensorType& t) {
+  return fmt::format("{}[{}]", dtype_name(t.dtype), fmt::join(t.shape, ","));
+}
+
+const char* mem_format_name(MemFormat m) {
+  switch (m) {
+    case MemFormat::contiguous: return "contiguous_format";
+    case MemFormat::channels_last: return "channels_last";
+    case MemFormat::preserve: return "preserve_format";
+  }
+  return "?";
+}
+
+const char* input_kind_name(InputKind k) {
+  switch (k) {
+    case InputKind::data: return "input";
+    case InputKind::param: return "param";
+    case InputKind::target: return "target";
+  }
+  return "?";
+}
+
+const char* init_name(Init i) {
+  switch (i) {
+    case Init::uniform: return "uniform";
+    case Init::normal: return "normal";
+    case Init::zeros: return "zeros";
+    case Init::ones: return "ones";
+  }
+  return "?";
+}
+
+const char* optimizer_name(Optimizer o) {
+  switch (o) {
+    case Optimizer::sgd: return "sgd";
+    case Optimizer::adam: return "adam";
+    case Optimizer::adamw: return "adamw";
+  }
+  return "?";
+}
+
+const char* plan_name(PlanKind k) {
+  switch (k) {
+    case PlanKind::none: return "none";
+    case PlanKind::dp: return "dp";
+    case PlanKind::tp: return "tp";
+    case PlanKind::zero: return "zero";
+  }
+  return "?";
+}
+
+bool Block::operator==(const Block& o) const {
+  return params == o.params && nodes == o.nodes && yields == o.yields;
+}
+
+const Arg* Node::arg(const std::string& name) const {
+  for (const auto& a : args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+Arg* Node::arg(const std::string& name) {
+  for (auto& a : args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+int Program::add_value(const std::string& name, const TensorType& t) {
+  values.push_back({name, t});
+  return static_cast<int>(values.size()) - 1;
+}
+
+const InputDecl* Program::input_of(int value) const {
+  for (const auto& in : inputs)
+    if (in.value == value) return &in;
+  return nullptr;
+}
+
+int Program::count_nodes() const {
+  int n = 0;
+  for_each_node(body, [&](const Node&) { ++n; });
+  return n;
+}
+
+std::vector<int> node_inputs(const Node& n) {
+  std::vector<int> ids;
+  for (const auto& a : n.args) {
+    if (auto* r = std::get_if<ValueRef>(&a.value)) ids.push_back(r->id);
+    if (auto* l = std::get_if<ValueList>(&a.value)) ids.insert(ids.end(), l->ids.begin(), l->ids.end());
+  }
+  return ids;
+}
+
+}  // namespace dlfuzz

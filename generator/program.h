@@ -1,0 +1,173 @@
+// The program IR: SSA values over typed tensors, nodes with named arguments,
+// blocks for control flow, an optional training step and a parallel plan.
+//
+// Values are SSA names, but tensors are mutable as in TorchScript IR: an in-place
+// node mutates its first argument (and, through aliasing, the base of a view) and
+// program order is execution order.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "generator/dtype.h"
+
+namespace dlfuzz {
+
+using Shape = std::vector<int64_t>;
+
+struct TensorType {
+  DType dtype = DType::f32;
+  Shape shape;
+  int rank() const { return static_cast<int>(shape.size()); }
+  int64_t numel() const;
+  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+  bool operator!=(const TensorType& o) const { return !(*this == o); }
+};
+std::string type_str(const TensorType& t);  // "f32[2,3]", "i64[]"
+
+// How an input tensor is laid out in memory when the program receives it.
+enum class Layout { contiguous, channels_last, strided };
+// A tensor's placement across ranks under a parallel plan.
+struct Placement {
+  int shard_dim = -1;  // -1: replicated on every rank
+  bool operator==(const Placement& o) const { return shard_dim == o.shard_dim; }
+};
+
+enum class MemFormat { contiguous, channels_last, preserve };
+const char* mem_format_name(MemFormat m);  // "contiguous_format", ...
+
+// Argument values. Python numbers keep their kind (int vs float) because it
+// changes type promotion.
+struct None {
+  bool operator==(const None&) const { return true; }
+};
+struct ValueRef {
+  int id = -1;
+  bool operator==(const ValueRef& o) const { return id == o.id; }
+};
+struct ValueList {
+  std::vector<int> ids;
+  bool operator==(const ValueList& o) const { return ids == o.ids; }
+};
+using IntList = std::vector<int64_t>;
+using ArgValue = std::variant<None, bool, int64_t, double, IntList, std::string, DType, MemFormat,
+                              ValueRef, ValueList>;
+
+struct Arg {
+  std::string name;  // the ATen schema's argument name
+  ArgValue value;
+  bool operator==(const Arg& o) const { return name == o.name && value == o.value; }
+};
+
+struct Node;
+struct Block {
+  std::vector<int> params;  // loop: one per carried value
+  std::vector<Node> nodes;
+  std::vector<int> yields;  // loop: next carried values; if: branch results
+  bool operator==(const Block& o) const;
+};
+
+struct Node {
+  std::string op;  // OpSpec name; "loop" and "if" are structural
+  std::vector<Arg> args;
+  std::vector<int> outputs;
+  std::vector<Block> blocks;  // loop: body; if: then, else
+  bool operator==(const Node& o) const {
+    return op == o.op && args == o.args && outputs == o.outputs && blocks == o.blocks;
+  }
+  const Arg* arg(const std::string& name) const;
+  Arg* arg(const std::string& name);
+};
+
+struct Value {
+  std::string name;  // printed as %name
+  TensorType type;
+  bool operator==(const Value& o) const { return name == o.name && type == o.type; }
+};
+
+enum class InputKind { data, param, target };
+const char* input_kind_name(InputKind k);
+
+// How an input's values are made: uniform in [lo, hi], or normal(lo=mean,
+// hi=std), zeros or ones. Integers are uniform in [lo, hi).
+enum class Init { uniform, normal, zeros, ones };
+const char* init_name(Init i);
+
+struct InputDecl {
+  int value = -1;
+  InputKind kind = InputKind::data;
+  Layout layout = Layout::contiguous;
+  Placement placement;
+  Init init = Init::uniform;
+  double lo = -1, hi = 1;
+  bool operator==(const InputDecl& o) const {
+    return value == o.value && kind == o.kind && layout == o.layout && placement == o.placement &&
+           init == o.init && lo == o.lo && hi == o.hi;
+  }
+};
+
+enum class Optimizer { sgd, adam, adamw };
+const char* optimizer_name(Optimizer o);
+
+// Training: the loss is a 0-d value of the body; each of `steps` iterations runs
+// forward, backward through every param, and one optimizer step.
+struct TrainStep {
+  int loss = -1;
+  Optimizer optimizer = Optimizer::sgd;
+  double lr = 0.01, momentum = 0, weight_decay = 0;
+  int steps = 1;
+  bool operator==(const TrainStep& o) const {
+    return loss == o.loss && optimizer == o.optimizer && lr == o.lr && momentum == o.momentum &&
+           weight_decay == o.weight_decay && steps == o.steps;
+  }
+};
+
+enum class PlanKind { none, dp, tp, zero };
+const char* plan_name(PlanKind k);
+struct ParallelPlan {
+  int world = 1;
+  PlanKind kind = PlanKind::none;
+  bool operator==(const ParallelPlan& o) const { return world == o.world && kind == o.kind; }
+};
+
+constexpr int kFormatVersion = 1;
+
+struct Program {
+  int version = kFormatVersion;
+  uint64_t seed = 0;
+  uint64_t policy_hash = 0;
+  std::string device = "cpu";
+  std::vector<Value> values;
+  std::vector<InputDecl> inputs;
+  Block body;  // body.yields are the program outputs
+  std::optional<TrainStep> train;
+  ParallelPlan plan;
+
+  bool operator==(const Program& o) const {
+    return version == o.version && seed == o.seed && policy_hash == o.policy_hash &&
+           device == o.device && values == o.values && inputs == o.inputs && body == o.body &&
+           train == o.train && plan == o.plan;
+  }
+  const TensorType& type(int id) const { return values.at(id).type; }
+  int add_value(const std::string& name, const TensorType& t);
+  const InputDecl* input_of(int value) const;
+  bool is_training() const { return train.has_value(); }
+  // Nodes of the body and all nested blocks, outermost first.
+  int count_nodes() const;
+};
+
+// Visit every node, nested blocks included, in program order.
+template <class F>
+void for_each_node(const Block& b, F&& f) {
+  for (const auto& n : b.nodes) {
+    f(n);
+    for (const auto& inner : n.blocks) for_each_node(inner, f);
+  }
+}
+
+// Every value id a node reads through its arguments.
+std::vector<int> node_inputs(const Node& n);
+
+}  // namespace dlfuzz

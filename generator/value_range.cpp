@@ -1,0 +1,123 @@
+#include "generator/value_range.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace dlfuzz {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Interval unknown() { return Interval{}; }
+
+Interval of_arg(const Node& n, const std::vector<Interval>& ranges, const std::string& name,
+                bool& ok) {
+  const Arg* a = n.arg(name);
+  ok = a != nullptr;
+  if (!a) return unknown();
+  if (auto* r = std::get_if<ValueRef>(&a->value)) return ranges.at(r->id);
+  if (auto* d = std::get_if<double>(&a->value)) return {*d, *d};
+  if (auto* i = std::get_if<int64_t>(&a->value)) return {double(*i), double(*i)};
+  if (auto* l = std::get_if<ValueList>(&a->value)) {
+    Interval u{kInf, -kInf};
+    for (int id : l->ids) {
+      u.lo = std::min(u.lo, ranges.at(id).lo);
+      u.hi = std::max(u.hi, ranges.at(id).hi);
+    }
+    return u;
+  }
+  ok = false;
+  return unknown();
+}
+
+Interval hull(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
+double mag(Interval a) { return std::max(std::fabs(a.lo), std::fabs(a.hi)); }
+bool finite(Interval a) { return std::isfinite(a.lo) && std::isfinite(a.hi); }
+
+// Ops whose outputs only hold values taken from their inputs.
+const std::set<std::string> kSelecting = {
+    "reshape", "view", "permute", "transpose", "expand", "expand_as", "slice", "select",
+    "narrow", "cat", "stack", "split", "chunk", "squeeze", "unsqueeze", "flatten", "contiguous",
+    "amax", "amin", "maximum", "minimum", "max_pool1d", "max_pool2d", "adaptive_max_pool2d",
+    "t", "unbind", "movedim", "clone", "flip", "roll", "where", "dropout", "relu", "relu6",
+    "hardtanh", "clamp", "mean", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "median",
+    "sort", "round", "floor", "ceil", "trunc", "repeat", "tile", "embedding", "diagonal",
+    "tril", "triu", "index_select", "gather"};
+}  // namespace
+
+Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges,
+                        int) {
+  const std::string& op = n.op;
+  bool has_self = false, has_other = false;
+  Interval self = of_arg(n, ranges, n.op == "cat" || n.op == "stack" ? "tensors" : "self", has_self);
+  if (!has_self) self = of_arg(n, ranges, "input", has_self);
+  Interval other = of_arg(n, ranges, "other", has_other);
+  std::string base = op;
+  if (!base.empty() && base.back() == '_') base.pop_back();
+
+  if (n.op == "loop" || n.op == "if") return unknown();
+  if (kSelecting.count(base)) {
+    Interval r = self;
+    if (has_other) r = hull(r, other);
+    // Zero-size reductions and padding can introduce 0 / -inf; widen a little.
+    if (base == "relu" || base == "relu6") r = {std::max(0.0, r.lo), std::max(0.0, r.hi)};
+    if (base == "relu6") r.hi = std::min(6.0, r.hi), r.lo = std::min(r.lo, 6.0);
+    if (base == "round" || base == "floor" || base == "ceil")
+      r = {std::floor(r.lo) - 1, std::ceil(r.hi) + 1};
+    if (base == "clamp" || base == "hardtanh") {
+      bool ok;
+      Interval lo = of_arg(n, ranges, base == "clamp" ? "min" : "min_val", ok);
+      if (ok && std::isfinite(lo.lo)) r.lo = std::max(r.lo, lo.lo), r.hi = std::max(r.hi, lo.lo);
+      Interval hi = of_arg(n, ranges, base == "clamp" ? "max" : "max_val", ok);
+      if (ok && std::isfinite(hi.hi)) r.hi = std::min(r.hi, hi.hi), r.lo = std::min(r.lo, hi.hi);
+      if (base == "hardtanh" && !ok) r = {std::max(-1.0, std::min(r.lo, 1.0)), std::min(1.0, std::max(r.hi, -1.0))};
+    }
+    if (base == "where") {
+      bool ok;
+      r = hull(self, of_arg(n, ranges, "other", ok));
+    }
+    return r;
+  }
+  if (base == "sigmoid" || base == "hardsigmoid" || base == "softmax") return {0, 1};
+  if (base == "tanh" || base == "sin" || base == "cos" || base == "erf" || base == "sign")
+    return {-1, 1};
+  if (base == "abs") return {0, mag(self)};
+  if (base == "neg") return {-self.hi, -self.lo};
+  if (base == "exp") return {0, std::exp(std::min(self.hi, 700.0))};
+  if (base == "log_softmax") return {-kInf, 0};
+  if (base == "add" || base == "sub") {
+    if (!has_other) return unknown();
+    if (base == "add") return {self.lo + other.lo, self.hi + other.hi};
+    return {self.lo - other.hi, self.hi - other.lo};
+  }
+  if (base == "mul") {
+    if (!has_other) return unknown();
+    double m = mag(self) * mag(other);
+    return {-m, m};
+  }
+  if (base == "gelu" || base == "silu" || base == "mish" || base == "elu" || base == "softplus" ||
+      base == "leaky_relu" || base == "hardswish" || base == "celu" || base == "selu")
+    return {std::min(-1.8, self.lo), std::max(0.0, self.hi) + (base == "softplus" ? 1 : 0)};
+  if (base == "frac") return {-1, 1};
+  if (base == "layer_norm" || base == "group_norm" || base == "batch_norm") {
+    // Normalized values are bounded by sqrt(group size); affine params are small.
+    return finite(self) ? Interval{-64, 64} : unknown();
+  }
+  if (base == "linear" || base == "matmul" || base == "mm" || base == "bmm" ||
+      base == "addmm" || base == "conv1d" || base == "conv2d" || base == "sum") {
+    // A sum of at most K products; K from the reduced extent, bounded crudely.
+    if (!finite(self)) return unknown();
+    double k = 1;
+    for (const auto& a : n.args)
+      if (auto* r = std::get_if<ValueRef>(&a.value)) k = std::max<double>(k, p.type(r->id).numel());
+    double m = mag(self) * k;
+    for (const auto& a : n.args)
+      if (auto* r = std::get_if<ValueRef>(&a.value))
+        if (&a != &n.args.front()) m *= std::max(1.0, mag(ranges.at(r->id)));
+    return {-m, m};
+  }
+  return unknown();
+}
+
+}  // namespace dlfuzz
