@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "generator/canonicalize.h"
 #include "generator/gen_context.h"
 
 namespace dlfuzz {
@@ -216,6 +217,7 @@ Program generate_program(const GenPolicy& policy, Choices& choices, uint64_t see
   p.seed = seed;
   p.policy_hash = policy.hash();
   Generator(p, choices, policy).run();
+  canonicalize(p);
   return p;
 }
 

@@ -1,0 +1,40 @@
+// dlfuzz emit FILE --to torchscript|python [-o OUT]
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "generator/emit.h"
+
+namespace dlfuzz::cli {
+
+void add_emit(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("emit", "Print a program as TorchScript source or a standalone Python repro");
+  struct Opts {
+    std::string file, to = "python", out;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("file", o->file, ".dlf program")->required();
+  cmd->add_option("--to", o->to, "torchscript | python")->check(CLI::IsMember({"torchscript", "python"}));
+  cmd->add_option("-o,--out", o->out, "output file; default stdout");
+  cmd->callback([o, action] {
+    *action = [o]() -> int {
+      auto p = load_or_report(o->file);
+      if (!p) return kExitUsage;
+      std::string text = o->to == "python" ? emit_python(*p) : emit_torchscript(*p);
+      if (o->out.empty()) {
+        std::cout << text;
+        return kExitOk;
+      }
+      std::ofstream f(o->out);
+      if (!f) {
+        std::cerr << "dlfuzz emit: cannot write " << o->out << "\n";
+        return kExitUsage;
+      }
+      f << text;
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace dlfuzz::cli

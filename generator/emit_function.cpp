@@ -1,0 +1,160 @@
+// The program body as Python source that is also valid TorchScript: one
+// statement per node, loops as `for _ in range(n)`, branches as `if bool(c)`.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "generator/emit.h"
+#include "generator/op_spec.h"
+
+namespace dlfuzz {
+
+std::string py_name(const Program& p, int id) {
+  const std::string& n = p.values.at(id).name;
+  std::string out = !n.empty() && std::isdigit(static_cast<unsigned char>(n[0])) ? "v" + n : n;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  return out;
+}
+
+namespace {
+
+std::string py_float(double d) {
+  if (std::isnan(d)) return "float('nan')";
+  if (std::isinf(d)) return d > 0 ? "float('inf')" : "float('-inf')";
+  std::string s = fmt::format("{}", d);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string py_literal(const Program& p, const ArgValue& v) {
+  struct V {
+    const Program& p;
+    std::string operator()(const None&) const { return "None"; }
+    std::string operator()(bool b) const { return b ? "True" : "False"; }
+    std::string operator()(int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return py_float(d); }
+    std::string operator()(const IntList& l) const { return fmt::format("[{}]", fmt::join(l, ", ")); }
+    std::string operator()(const std::string& s) const { return "'" + s + "'"; }
+    std::string operator()(DType t) const { return dtype_torch_name(t); }
+    std::string operator()(MemFormat m) const { return std::string("torch.") + mem_format_name(m); }
+    std::string operator()(const ValueRef& r) const { return py_name(p, r.id); }
+    std::string operator()(const ValueList& l) const {
+      std::vector<std::string> parts;
+      for (int id : l.ids) parts.push_back(py_name(p, id));
+      return fmt::format("[{}]", fmt::join(parts, ", "));
+    }
+  };
+  return std::visit(V{p}, v);
+}
+
+class FunctionWriter {
+ public:
+  FunctionWriter(const Program& p, bool ts) : p_(p), ts_(ts) {}
+
+  std::string write(const std::string& name) {
+    std::vector<std::string> params;
+    for (const auto& in : p_.inputs) params.push_back(py_name(p_, in.value) + (ts_ ? ": torch.Tensor" : ""));
+    line(0, fmt::format("def {}({}):", name, fmt::join(params, ", ")));
+    block(p_.body, 1);
+    std::vector<std::string> outs;
+    for (int y : p_.body.yields) outs.push_back(py_name(p_, y));
+    if (p_.train) outs.push_back(py_name(p_, p_.train->loss));
+    line(1, fmt::format("return ({}{})", fmt::join(outs, ", "), outs.size() == 1 ? "," : ""));
+    return out_;
+  }
+
+ private:
+  void line(int depth, const std::string& s) {
+    out_.append(depth * 4, ' ');
+    out_ += s + "\n";
+  }
+
+  std::string call(const Node& n) {
+    const OpSpec* spec = find_op(n.op);
+    std::string fn = ts_ && !spec->torchscript.empty() ? spec->torchscript : spec->python;
+    std::vector<std::string> pos, kw;
+    std::vector<std::string> order = spec->python_positional;
+    if (order.empty())
+      for (const auto& prm : spec->params)
+        if (prm.positional) order.push_back(prm.name);
+    for (const auto& name : order)
+      if (const Arg* a = n.arg(name)) pos.push_back(py_literal(p_, a->value));
+    for (const auto& a : n.args) {
+      const ParamSpec* ps = spec->param(a.name);
+      if (!ps || !ps->in_python) continue;
+      if (std::find(order.begin(), order.end(), a.name) != order.end()) continue;
+      kw.push_back(a.name + "=" + py_literal(p_, a.value));
+    }
+    if (!fn.empty() && fn[0] == '.') {
+      // A method on the first positional argument.
+      std::string self = pos.empty() ? "?" : pos.front();
+      if (!pos.empty()) pos.erase(pos.begin());
+      pos.insert(pos.end(), kw.begin(), kw.end());
+      return fmt::format("{}{}({})", self, fn, fmt::join(pos, ", "));
+    }
+    pos.insert(pos.end(), kw.begin(), kw.end());
+    return fmt::format("{}({})", fn, fmt::join(pos, ", "));
+  }
+
+  void block(const Block& b, int depth) {
+    for (const auto& n : b.nodes) node(n, depth);
+  }
+
+  void node(const Node& n, int depth) {
+    if (n.op == "loop") {
+      const auto& carry = std::get<ValueList>(n.arg("carry")->value).ids;
+      const Block& body = n.blocks[0];
+      for (size_t k = 0; k < carry.size(); ++k)
+        line(depth, py_name(p_, body.params[k]) + " = " + py_name(p_, carry[k]));
+      line(depth, fmt::format("for _ in range({}):", std::get<int64_t>(n.arg("n")->value)));
+      block(body, depth + 1);
+      for (size_t k = 0; k < carry.size(); ++k)
+        line(depth + 1, py_name(p_, body.params[k]) + " = " + py_name(p_, body.yields[k]));
+      if (body.nodes.empty() && carry.empty()) line(depth + 1, "pass");
+      for (size_t k = 0; k < carry.size(); ++k)
+        line(depth, py_name(p_, n.outputs[k]) + " = " + py_name(p_, body.params[k]));
+      return;
+    }
+    if (n.op == "if") {
+      line(depth, "if bool(" + py_name(p_, std::get<ValueRef>(n.arg("cond")->value).id) + "):");
+      for (int branch = 0; branch < 2; ++branch) {
+        if (branch == 1) line(depth, "else:");
+        const Block& b = n.blocks[branch];
+        block(b, depth + 1);
+        for (size_t k = 0; k < n.outputs.size(); ++k)
+          line(depth + 1, py_name(p_, n.outputs[k]) + " = " + py_name(p_, b.yields[k]));
+        if (b.nodes.empty() && n.outputs.empty()) line(depth + 1, "pass");
+      }
+      return;
+    }
+    std::vector<std::string> outs;
+    for (int o : n.outputs) outs.push_back(py_name(p_, o));
+    // Ops returning a list or tuple are indexed: TorchScript can't unpack a
+    // list whose length it does not know.
+    bool sequence = outs.size() > 1 || n.op == "split" || n.op == "chunk" || n.op == "unbind";
+    if (!sequence) {
+      line(depth, outs.at(0) + " = " + call(n));
+      return;
+    }
+    std::string tmp = "_" + outs.at(0);
+    line(depth, tmp + " = " + call(n));
+    for (size_t k = 0; k < outs.size(); ++k) line(depth, fmt::format("{} = {}[{}]", outs[k], tmp, k));
+  }
+
+  const Program& p_;
+  bool ts_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string emit_function(const Program& p, const std::string& name, bool torchscript) {
+  return FunctionWriter(p, torchscript).write(name);
+}
+
+std::string emit_torchscript(const Program& p) { return emit_function(p, "forward", true); }
+
+}  // namespace dlfuzz

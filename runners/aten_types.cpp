@@ -1,0 +1,51 @@
+#include "runners/aten_types.h"
+
+#include <cstring>
+
+namespace dlfuzz {
+
+at::ScalarType to_aten(DType t) {
+  switch (t) {
+    case DType::f32: return at::kFloat;
+    case DType::f64: return at::kDouble;
+    case DType::f16: return at::kHalf;
+    case DType::bf16: return at::kBFloat16;
+    case DType::i64: return at::kLong;
+    case DType::i32: return at::kInt;
+    case DType::i16: return at::kShort;
+    case DType::i8: return at::kChar;
+    case DType::u8: return at::kByte;
+    case DType::b8: return at::kBool;
+  }
+  return at::kFloat;
+}
+
+DType from_aten(at::ScalarType t) {
+  for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i64, DType::i32, DType::i16, DType::i8,
+                  DType::u8, DType::b8})
+    if (to_aten(d) == t) return d;
+  return DType::f32;
+}
+
+at::MemoryFormat to_aten(MemFormat m) {
+  switch (m) {
+    case MemFormat::contiguous: return at::MemoryFormat::Contiguous;
+    case MemFormat::channels_last: return at::MemoryFormat::ChannelsLast;
+    case MemFormat::preserve: return at::MemoryFormat::Preserve;
+  }
+  return at::MemoryFormat::Contiguous;
+}
+
+HostTensor to_host(const at::Tensor& t) {
+  HostTensor h;
+  if (!t.defined()) return h;
+  at::Tensor c = t.detach().cpu().contiguous();
+  h.defined = true;
+  h.dtype = from_aten(c.scalar_type());
+  h.shape.assign(c.sizes().begin(), c.sizes().end());
+  h.bytes.resize(c.numel() * c.element_size());
+  if (!h.bytes.empty()) std::memcpy(h.bytes.data(), c.data_ptr(), h.bytes.size());
+  return h;
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,16 @@
+// Deterministic program inputs. Values come from a Weyl sequence computed with
+// float64 ATen ops, so the standalone Python repro rebuilds the same bits with
+// the same formula (see generator/emit_python.cpp).
+#pragma once
+#include <ATen/ATen.h>
+
+#include "generator/program.h"
+
+namespace dlfuzz {
+
+// The tensor for inputs[index] of p. With `fp64`, float inputs become float64.
+at::Tensor build_input(const Program& p, size_t index, bool fp64);
+// The phase of an input's sequence: a small integer formula both sides share.
+double input_phase(uint64_t seed, size_t index);
+
+}  // namespace dlfuzz

@@ -1,0 +1,41 @@
+// The table of runners: `dlfuzz run --runners a,b` and the campaign read it.
+#include <torch/version.h>
+
+#include <functional>
+#include <map>
+
+#include "runners/eager_runner.h"
+#include "runners/runner.h"
+
+#ifndef DLFUZZ_TORCH_FLAVOR
+#define DLFUZZ_TORCH_FLAVOR "unknown"
+#endif
+
+namespace dlfuzz {
+
+namespace {
+const std::map<std::string, std::function<std::unique_ptr<Runner>()>>& table() {
+  static const std::map<std::string, std::function<std::unique_ptr<Runner>()>> t = {
+      {"eager", [] { return std::make_unique<EagerRunner>(false); }},
+      {"eager64", [] { return std::make_unique<EagerRunner>(true); }},
+  };
+  return t;
+}
+}  // namespace
+
+std::unique_ptr<Runner> make_runner(const std::string& name) {
+  auto it = table().find(name);
+  return it == table().end() ? nullptr : it->second();
+}
+
+std::vector<std::string> runner_names() {
+  std::vector<std::string> v;
+  for (const auto& [name, _] : table()) v.push_back(name);
+  return v;
+}
+
+std::string torch_version_string() {
+  return std::string("torch ") + TORCH_VERSION + " (" + DLFUZZ_TORCH_FLAVOR + ")";
+}
+
+}  // namespace dlfuzz

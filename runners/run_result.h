@@ -1,0 +1,49 @@
+// What a runner returns. No LibTorch here: oracles, the store and the CLI read
+// results as plain host tensors.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "generator/program.h"
+
+namespace dlfuzz {
+
+// A tensor copied to the host: dtype, shape and the raw little-endian bytes of a
+// contiguous copy. `defined` is false for a missing gradient.
+struct HostTensor {
+  bool defined = false;
+  DType dtype = DType::f32;
+  Shape shape;
+  std::vector<uint8_t> bytes;
+
+  int64_t numel() const;
+  double at(int64_t i) const;  // element i as a double (exact for ints < 2^53)
+};
+
+enum class RunStatus { ok, exception, crash, timeout, oom };
+enum class Stage { none, setup, compile, run, backward, optimizer, collective };
+const char* status_name(RunStatus s);
+const char* stage_name(Stage s);
+
+struct RunResult {
+  std::string runner;
+  RunStatus status = RunStatus::ok;
+  Stage stage = Stage::none;
+  std::string error;  // exception text, or the signal for a crash
+  std::vector<HostTensor> outputs;  // program outputs (last step's forward)
+  std::vector<double> losses;       // one per training step
+  std::vector<HostTensor> grads;    // one per param, last step
+  std::vector<HostTensor> params;   // one per param, after the last step
+  double setup_ms = 0, run_ms = 0;
+  std::string versions;             // e.g. "torch 1.13.1 (debian)"
+
+  bool ok() const { return status == RunStatus::ok; }
+};
+
+nlohmann::json to_json(const HostTensor& t, bool with_values);
+nlohmann::json to_json(const RunResult& r, bool with_values);
+
+}  // namespace dlfuzz

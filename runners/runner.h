@@ -1,0 +1,30 @@
+// The runner interface and registry. A runner executes a program through one
+// path (eager, a compiler, ...) and never throws for failures of the system
+// under test: they come back as RunResult data.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runners/run_result.h"
+
+namespace dlfuzz {
+
+struct RunConfig {
+  int warmup = 3;  // calls before the measured one, so executors specialize
+};
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual std::string name() const = 0;
+  virtual RunResult run(const Program& p, const RunConfig& cfg) = 0;
+};
+
+// nullptr for an unknown name.
+std::unique_ptr<Runner> make_runner(const std::string& name);
+std::vector<std::string> runner_names();
+// "torch 1.13.1 (debian)": the LibTorch this binary links.
+std::string torch_version_string();
+
+}  // namespace dlfuzz

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12 packages, the pinned PyPI packages into
+# .venv) and builds dlfuzz into build/. Safe to rerun: it reuses what is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages: the toolchain, Debian's LibTorch 1.13 (second system under
+# test), and the libraries dlfuzz uses.
+DEBIAN_PACKAGES=(
+  build-essential cmake git
+  libtorch-dev python3-torch libgloo-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev sqlite3
+  libgtest-dev googletest libbenchmark-dev
+  python3 python3-venv python3-pip
+)
+missing=()
+for pkg in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The project virtual environment with the pinned PyTorch 2.x (primary system
+# under test). Debian's python3 so the venv does not depend on the shell's PATH.
+if [[ ! -x .venv/bin/python ]]; then
+  echo "setup: creating .venv"
+  /usr/bin/python3 -m venv .venv
+fi
+if ! .venv/bin/python - <<'PY' 2>/dev/null
+import importlib.metadata as m, sys
+pins = [l.split("==") for l in open("requirements.txt") if "==" in l and not l.startswith("#")]
+sys.exit(any(m.version(n.strip()) != v.strip() for n, v in pins))
+PY
+then
+  echo "setup: installing pinned PyPI packages into .venv (PyTorch is large: a few minutes)"
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+fi
+
+# Build (Debian's LibTorch by default; DLFUZZ_TORCH=pip builds against the wheel).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLFUZZ_TORCH="${DLFUZZ_TORCH:-debian}" >/dev/null
+cmake --build build -j2

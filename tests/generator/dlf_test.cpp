@@ -1,0 +1,64 @@
+// The .dlf format: exact round trip over many seeds, and clear errors with
+// line and column for malformed input.
+#include <gtest/gtest.h>
+
+#include "generator/dlf.h"
+#include "generator/generator.h"
+#include "generator/verify.h"
+
+namespace dlfuzz {
+
+TEST(Dlf, RoundTripsByteExactly) {
+  GenPolicy policy;
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    Program p = generate_program(policy, seed);
+    std::string text = print_program(p);
+    ParseResult r = parse_program(text, "gen.dlf");
+    ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.error->str() << "\n" << text;
+    ASSERT_TRUE(r.program == p) << "seed " << seed << "\n" << text;
+    ASSERT_EQ(print_program(r.program), text) << "seed " << seed;
+  }
+}
+
+TEST(Dlf, SameSeedSameText) {
+  GenPolicy policy;
+  for (uint64_t seed : {1u, 7u, 99u, 12345u})
+    EXPECT_EQ(print_program(generate_program(policy, seed)), print_program(generate_program(policy, seed)));
+}
+
+struct BadCase {
+  const char* what;
+  const char* text;
+  int line, column;
+  const char* message_part;
+};
+
+TEST(Dlf, MalformedInputsNameLineAndColumn) {
+  const std::string head = "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n";
+  const BadCase cases[] = {
+      {"truncated", "input %x : f32[2,3] range(-1,1)\n%1 : f32[2,3] = relu %x\n", 4, 1, "missing 'return'"},
+      {"unknown op", "input %x : f32[2,3] range(-1,1)\n%1 : f32[2,3] = frobnicate %x\nreturn %1\n", 3, 17, "unknown op 'frobnicate'"},
+      {"type error", "input %x : f32[2,3] range(-1,1)\n%1 : i64[2,3] = relu %x\nreturn %1\n", 3, 1, "declared i64[2,3]"},
+      {"bad shape", "input %x : f32[2,3] range(-1,1)\ninput %y : f32[4,5] range(-1,1)\n%1 : f32[2,3] = add %x, %y\nreturn %1\n", 4, 1, "do not broadcast"},
+      {"unknown value", "input %x : f32[2,3] range(-1,1)\n%1 : f32[2,3] = relu %z\nreturn %1\n", 3, 22, "unknown value %z"},
+      {"bad dtype", "input %x : f33[2,3] range(-1,1)\nreturn %x\n", 2, 11, "unknown dtype 'f33'"},
+      {"unclosed list", "input %x : f32[2,3 range(-1,1)\nreturn %x\n", 2, 20, "expected ']'"},
+  };
+  for (const auto& c : cases) {
+    ParseResult r = parse_program(head + c.text, "bad.dlf");
+    ASSERT_FALSE(r.ok()) << c.what;
+    EXPECT_EQ(r.error->file, "bad.dlf");
+    EXPECT_EQ(r.error->line, c.line) << c.what << ": " << r.error->str();
+    EXPECT_EQ(r.error->column, c.column) << c.what << ": " << r.error->str();
+    EXPECT_NE(r.error->message.find(c.message_part), std::string::npos) << c.what << ": " << r.error->str();
+  }
+}
+
+TEST(Dlf, HeaderErrors) {
+  EXPECT_FALSE(parse_program("", "e.dlf").ok());
+  ParseResult r = parse_program("dlfuzz 9 seed=0\nreturn\n", "v.dlf");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error->message.find("version 9"), std::string::npos);
+}
+
+}  // namespace dlfuzz

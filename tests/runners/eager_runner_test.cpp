@@ -1,0 +1,56 @@
+// The eager runner over many generated programs: it runs, its output types are
+// what the IR's type rules say, and the float64 reference stays finite.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "generator/dlf.h"
+#include "generator/generator.h"
+#include "runners/runner.h"
+
+namespace dlfuzz {
+
+namespace {
+bool all_finite(const HostTensor& t) {
+  if (!t.defined || !is_float(t.dtype)) return true;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (!std::isfinite(t.at(i))) return false;
+  return true;
+}
+}  // namespace
+
+TEST(EagerRunner, RunsGeneratedProgramsWithTheIRsTypes) {
+  GenPolicy policy;
+  auto eager = make_runner("eager");
+  auto eager64 = make_runner("eager64");
+  int ok = 0, finite = 0;
+  const int kSeeds = 500;
+  std::map<std::string, int> failures;
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    Program p = generate_program(policy, seed);
+    RunResult r = eager->run(p, RunConfig{});
+    if (!r.ok()) {
+      failures[r.error.substr(0, 160)]++;
+      continue;
+    }
+    ++ok;
+    ASSERT_EQ(r.outputs.size(), p.body.yields.size());
+    for (size_t i = 0; i < r.outputs.size(); ++i) {
+      const TensorType& t = p.type(p.body.yields[i]);
+      EXPECT_EQ(r.outputs[i].dtype, t.dtype) << "seed " << seed << " output " << i << "\n" << print_program(p);
+      EXPECT_EQ(r.outputs[i].shape, t.shape) << "seed " << seed << " output " << i << "\n" << print_program(p);
+    }
+    RunResult r64 = eager64->run(p, RunConfig{});
+    bool fin = r64.ok();
+    for (const auto& t : r64.outputs) fin = fin && all_finite(t);
+    for (double l : r64.losses) fin = fin && std::isfinite(l);
+    finite += fin;
+  }
+  for (const auto& [msg, n] : failures) std::cerr << n << "x " << msg << "\n";
+  EXPECT_GE(ok, kSeeds * 99 / 100) << "eager runs that succeed";
+  EXPECT_GE(finite, kSeeds * 99 / 100) << "float64 runs free of NaN/Inf";
+}
+
+TEST(EagerRunner, UnknownRunnerIsNull) { EXPECT_EQ(make_runner("no-such-runner"), nullptr); }
+
+}  // namespace dlfuzz
