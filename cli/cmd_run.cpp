@@ -37,6 +37,10 @@ void add_run(CLI::App& app, std::function<int()>* action) {
       int rc = kExitOk;
       nlohmann::json all = nlohmann::json::array();
       for (auto& r : runners) {
+        if (!r->supports(*p)) {
+          if (!o->json) std::cout << r->name() << ": skipped (does not apply to this program)\n";
+          continue;
+        }
         RunResult res = r->run(*p, RunConfig{});
         if (!res.ok()) rc = kExitFinding;
         if (o->json) {

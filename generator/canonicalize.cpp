@@ -8,7 +8,7 @@ namespace {
 struct Renumber {
   const Program& old;
   std::vector<int> map;  // old id -> new id
-  std::vector<Value> values;
+  std::deque<Value> values;
   int next_name = 1;
 
   explicit Renumber(const Program& p) : old(p), map(p.values.size(), -1) {}

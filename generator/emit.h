@@ -11,7 +11,8 @@ namespace dlfuzz {
 // The program as a Python/TorchScript function `name(inputs...)` returning a
 // tuple of its outputs followed, for training programs, by the loss.
 // With `torchscript`, spellings use OpSpec::torchscript where it differs.
-std::string emit_function(const Program& p, const std::string& name, bool torchscript);
+// With `method`, it is a method taking `self` first (for a TorchScript module).
+std::string emit_function(const Program& p, const std::string& name, bool torchscript, bool method = false);
 
 // TorchScript source defining `forward`; see emit_function.
 std::string emit_torchscript(const Program& p);

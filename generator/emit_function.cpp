@@ -29,7 +29,30 @@ std::string py_float(double d) {
   return s;
 }
 
-std::string py_literal(const Program& p, const ArgValue& v) {
+// c10::ScalarType and c10::MemoryFormat numbering: TorchScript compiled from
+// C++ has no `torch.float32` value, only the enum's integer.
+int scalar_type_code(DType t) {
+  switch (t) {
+    case DType::u8: return 0;
+    case DType::i8: return 1;
+    case DType::i16: return 2;
+    case DType::i32: return 3;
+    case DType::i64: return 4;
+    case DType::f16: return 5;
+    case DType::f32: return 6;
+    case DType::f64: return 7;
+    case DType::b8: return 11;
+    case DType::bf16: return 15;
+  }
+  return 6;
+}
+int mem_format_code(MemFormat m) {
+  return m == MemFormat::contiguous ? 0 : m == MemFormat::preserve ? 1 : 2;
+}
+
+std::string py_literal(const Program& p, const ArgValue& v, bool ts) {
+  if (ts && std::holds_alternative<DType>(v)) return std::to_string(scalar_type_code(std::get<DType>(v)));
+  if (ts && std::holds_alternative<MemFormat>(v)) return std::to_string(mem_format_code(std::get<MemFormat>(v)));
   struct V {
     const Program& p;
     std::string operator()(const None&) const { return "None"; }
@@ -54,8 +77,9 @@ class FunctionWriter {
  public:
   FunctionWriter(const Program& p, bool ts) : p_(p), ts_(ts) {}
 
-  std::string write(const std::string& name) {
+  std::string write(const std::string& name, bool method) {
     std::vector<std::string> params;
+    if (method) params.push_back("self");
     for (const auto& in : p_.inputs) params.push_back(py_name(p_, in.value) + (ts_ ? ": torch.Tensor" : ""));
     line(0, fmt::format("def {}({}):", name, fmt::join(params, ", ")));
     block(p_.body, 1);
@@ -74,19 +98,24 @@ class FunctionWriter {
 
   std::string call(const Node& n) {
     const OpSpec* spec = find_op(n.op);
-    std::string fn = ts_ && !spec->torchscript.empty() ? spec->torchscript : spec->python;
+    // TorchScript compiled from C++ resolves `torch.<aten op>` builtins with
+    // ATen's argument names and order, not torch.nn.functional's Python code.
+    std::string fn = spec->python;
+    if (ts_) fn = !spec->torchscript.empty() ? spec->torchscript
+                  : (!fn.empty() && fn[0] == '.') ? fn
+                                                  : "torch." + spec->aten.substr(spec->aten.find("::") + 2);
     std::vector<std::string> pos, kw;
-    std::vector<std::string> order = spec->python_positional;
+    std::vector<std::string> order = ts_ ? std::vector<std::string>{} : spec->python_positional;
     if (order.empty())
       for (const auto& prm : spec->params)
         if (prm.positional) order.push_back(prm.name);
     for (const auto& name : order)
-      if (const Arg* a = n.arg(name)) pos.push_back(py_literal(p_, a->value));
+      if (const Arg* a = n.arg(name)) pos.push_back(py_literal(p_, a->value, ts_));
     for (const auto& a : n.args) {
       const ParamSpec* ps = spec->param(a.name);
-      if (!ps || !ps->in_python) continue;
+      if (!ps || (!ps->in_python && !ts_)) continue;
       if (std::find(order.begin(), order.end(), a.name) != order.end()) continue;
-      kw.push_back(a.name + "=" + py_literal(p_, a.value));
+      kw.push_back(a.name + "=" + py_literal(p_, a.value, ts_));
     }
     if (!fn.empty() && fn[0] == '.') {
       // A method on the first positional argument.
@@ -151,8 +180,8 @@ class FunctionWriter {
 
 }  // namespace
 
-std::string emit_function(const Program& p, const std::string& name, bool torchscript) {
-  return FunctionWriter(p, torchscript).write(name);
+std::string emit_function(const Program& p, const std::string& name, bool torchscript, bool method) {
+  return FunctionWriter(p, torchscript).write(name, method);
 }
 
 std::string emit_torchscript(const Program& p) { return emit_function(p, "forward", true); }

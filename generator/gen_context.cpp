@@ -69,8 +69,8 @@ int GenContext::add_input(const TensorType& t, InputKind k, Init init, double a,
   d.value = id;
   d.kind = k;
   d.init = init;
-  d.lo = a;
-  d.hi = b;
+  // zeros/ones print no range: keep the defaults so the text round-trips.
+  if (init == Init::uniform || init == Init::normal) d.lo = a, d.hi = b;
   // Some 4-d data inputs arrive channels_last, some 2-d+ as strided views.
   if (k == InputKind::data && t.rank() == 4 && c_.coin(0.3)) d.layout = Layout::channels_last;
   else if (k == InputKind::data && t.rank() >= 2 && c_.coin(0.15)) d.layout = Layout::strided;
@@ -116,6 +116,12 @@ int GenContext::in_domain(int v, Domain d, DType) {
     }
     case Domain::bounded: {
       if (r.within(-6, 6)) return v;
+      if (t.dtype == DType::f16) {
+        // LibTorch 1.13 has no f16 clamp on CPU: clamp in f32.
+        int f = emit1("to", {{"self", ValueRef{v}}, {"dtype", DType::f32}});
+        int c = emit1("clamp", {{"self", ValueRef{f}}, {"min", -4.0}, {"max", 4.0}});
+        return emit1("to", {{"self", ValueRef{c}}, {"dtype", DType::f16}});
+      }
       return emit1("clamp", {{"self", ValueRef{v}}, {"min", lit(-4.0)}, {"max", lit(4.0)}});
     }
   }
@@ -229,21 +235,31 @@ int GenContext::emit1(const std::string& op, std::vector<Arg> args) {
 void GenContext::record(const OpSpec* spec, const Node& n) {
   std::vector<int> ins = node_inputs(n);
   bool is_view = spec && spec->view;
+  // Gradients flow from a param only through float values of differentiable ops.
   bool param_fed = false;
-  for (int v : ins) {
+  bool differentiable = !spec || spec->differentiable;
+  for (int v : ins)
     if (!is_view) root_read_.insert(root_[v]);
-    if (from_param_.count(v) || from_param_.count(root_[v])) param_fed = true;
+  for (const auto& a : n.args) {
+    // type_as / expand_as read only the other tensor's dtype or shape.
+    if (a.name == "other" && (n.op == "type_as" || n.op == "expand_as")) continue;
+    Node one;
+    one.args = {a};
+    for (int v : node_inputs(one)) {
+      bool grad_carrier = is_float(p_.type(v).dtype) && (from_param_.count(v) || from_param_.count(root_[v]));
+      if (grad_carrier && differentiable) param_fed = true;
+    }
   }
   for (const auto& b : n.blocks)
     for_each_node(b, [&](const Node& inner) {
       for (int v : node_inputs(inner))
-        if (from_param_.count(v)) param_fed = true;
+        if (from_param_.count(v) && is_float(p_.type(v).dtype)) param_fed = true;
     });
   std::vector<Interval> in_ranges;
   for (size_t i = 0; i < n.outputs.size(); ++i) {
     int o = n.outputs[i];
     ranges_[o] = estimate_range(p_, n, ranges_, static_cast<int>(i));
-    if (param_fed) from_param_.insert(o);
+    if (param_fed && is_float(p_.type(o).dtype)) from_param_.insert(o);
     if (ins.empty()) continue;
     int base = root_[ins[0]];
     if (spec && (spec->view || spec->inplace)) root_[o] = base;

@@ -48,6 +48,8 @@ class GenContext {
   int in_domain(int value, Domain d, DType want_float = DType::f32);
   // A value that may be mutated in place now (see gen_context.cpp for the rules).
   std::optional<int> pick_mutable(const TypePred& pred);
+  // Could a and b share storage (same value, or views of one base)?
+  bool may_alias(int a, int b) const { return a == b || root_.at(a) == root_.at(b); }
 
   // --- types ----------------------------------------------------------------
   DType random_dtype();  // by the policy's weights

@@ -5,6 +5,7 @@
 
 #include "generator/canonicalize.h"
 #include "generator/gen_context.h"
+#include "generator/ops/common.h"
 
 namespace dlfuzz {
 
@@ -133,7 +134,7 @@ class Generator {
       base = g_.emit1("mul", {{"self", ValueRef{*src}}, {"other", 1.5}});
       if (p_.type(*base).rank() < 2) return;
     }
-    const TensorType& bt = p_.type(*base);
+    const TensorType bt = p_.type(*base);
     int dim = static_cast<int>(c_.below(bt.rank()));
     int view;
     if (c_.coin(0.5)) {
@@ -144,8 +145,11 @@ class Generator {
       view = g_.emit1("narrow", {{"self", ValueRef{*base}}, {"dim", int64_t(dim)}, {"start", start},
                                  {"length", size - start}});
     }
-    const char* ops[] = {"add_", "mul_", "clamp_", "relu_", "sub_"};
-    std::string op = ops[c_.below(5)];
+    std::vector<std::string> ops;
+    for (const char* name : {"add_", "mul_", "clamp_", "relu_", "sub_"})
+      if (ops::dtype_allowed(*find_op(name), bt.dtype)) ops.push_back(name);
+    if (ops.empty()) return;
+    std::string op = c_.pick(ops);
     std::vector<Arg> args = {{"self", ValueRef{view}}};
     if (op == "add_" || op == "sub_") args.push_back({"other", c_.uniform(-1, 1)});
     if (op == "mul_") args.push_back({"other", c_.uniform(0.5, 2)});
@@ -177,7 +181,7 @@ class Generator {
     if (!src) {
       auto v = g_.pick([](const TensorType& t) { return is_float(t.dtype) && t.rank() >= 1 && t.numel() > 0; });
       int x = v ? *v : g_.new_input({DType::f32, {4, 8}});
-      const TensorType& xt = p_.type(x);
+      const TensorType xt = p_.type(x);
       int64_t k = xt.rank() ? xt.shape.back() : 1;
       int64_t m = g_.random_dim() + 1;
       int w = g_.new_param({xt.dtype, {m, k}}, Init::uniform, -0.5, 0.5);
@@ -185,7 +189,7 @@ class Generator {
       src = g_.emit1("linear", {{"input", ValueRef{x}}, {"weight", ValueRef{w}}});
       p_.body.yields.push_back(*src);
     }
-    const TensorType& st = p_.type(*src);
+    const TensorType st = p_.type(*src);
     int loss;
     int pick = static_cast<int>(c_.below(3));
     if (pick == 0 && st.rank() == 2 && st.shape[1] > 1) {

@@ -6,6 +6,7 @@
 // program order is execution order.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <variant>
@@ -139,7 +140,8 @@ struct Program {
   uint64_t seed = 0;
   uint64_t policy_hash = 0;
   std::string device = "cpu";
-  std::vector<Value> values;
+  // A deque: adding a value never moves the others, so references to types stay valid.
+  std::deque<Value> values;
   std::vector<InputDecl> inputs;
   Block body;  // body.yields are the program outputs
   std::optional<TrainStep> train;

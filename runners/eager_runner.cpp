@@ -1,24 +1,15 @@
 // Eager execution through ATen: `eager` in the program's dtypes, `eager64` with
 // every float tensor in float64 (the reference numerics are arbitrated against).
 // Training programs run forward, backward and an optimizer step `steps` times.
-#include <torch/optim.h>
-#include <torch/torch.h>
-
-#include <chrono>
+#include "runners/eager_runner.h"
 
 #include "generator/op_spec.h"
-#include "runners/aten_types.h"
-#include "runners/eager_runner.h"
-#include "runners/input_builder.h"
 #include "runners/op_caller.h"
+#include "runners/program_driver.h"
 
 namespace dlfuzz {
 
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Collectives on one rank: every one of them is the identity.
 at::Tensor collective_world1(const Node& n, const at::Tensor& x) { return x.clone(); }
@@ -73,86 +64,40 @@ class Interpreter {
   OpCaller caller_;
 };
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std::vector<at::Tensor> params) {
-  switch (s.optimizer) {
-    case Optimizer::sgd:
-      return std::make_unique<torch::optim::SGD>(
-          params, torch::optim::SGDOptions(s.lr).momentum(s.momentum).weight_decay(s.weight_decay));
-    case Optimizer::adam:
-      return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.lr).weight_decay(s.weight_decay));
-    case Optimizer::adamw:
-      return std::make_unique<torch::optim::AdamW>(params, torch::optim::AdamWOptions(s.lr).weight_decay(s.weight_decay));
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 EagerRunner::EagerRunner(bool fp64) : fp64_(fp64) {}
 
 std::string EagerRunner::name() const { return fp64_ ? "eager64" : "eager"; }
 
-RunResult EagerRunner::run(const Program& p, const RunConfig&) {
-  RunResult r;
-  r.runner = name();
-  r.versions = torch_version_string();
-  auto t0 = std::chrono::steady_clock::now();
-  r.stage = Stage::setup;
-  try {
-    std::vector<at::Tensor> inputs, params;
-    for (size_t i = 0; i < p.inputs.size(); ++i) {
-      at::Tensor t = build_input(p, i, fp64_);
-      if (p.inputs[i].kind == InputKind::param && p.is_training()) {
-        t = t.detach().requires_grad_(true);
-        params.push_back(t);
-      } else if (p.inputs[i].kind == InputKind::param) {
-        params.push_back(t);
-      }
-      inputs.push_back(t);
-    }
-    r.setup_ms = ms_since(t0);
-    t0 = std::chrono::steady_clock::now();
-    auto forward = [&]() {
-      r.stage = Stage::run;
-      auto interp = std::make_unique<Interpreter>(p, fp64_);
-      for (size_t i = 0; i < p.inputs.size(); ++i) interp->bind(p.inputs[i].value, inputs[i]);
-      interp->block(p.body);
-      return interp;
-    };
-    if (!p.is_training()) {
-      at::NoGradGuard no_grad;
-      auto interp = forward();
-      for (int y : p.body.yields) r.outputs.push_back(to_host(interp->value(y)));
-    } else {
-      const TrainStep& s = *p.train;
-      auto opt = make_optimizer(s, params);
-      for (int step = 0; step < s.steps; ++step) {
-        for (auto& w : params) w.mutable_grad().reset();  // unused params get no update
-        auto interp = forward();
-        at::Tensor loss = interp->value(s.loss);
-        r.losses.push_back(loss.item<double>());
-        r.stage = Stage::backward;
-        loss.backward();
-        if (step == s.steps - 1) {
-          for (int y : p.body.yields) r.outputs.push_back(to_host(interp->value(y)));
-          for (auto& w : params) r.grads.push_back(to_host(w.grad()));
-        }
-        r.stage = Stage::optimizer;
-        opt->step();
-      }
-    }
-    for (auto& w : params) r.params.push_back(to_host(w));
-    r.run_ms = ms_since(t0);
-    r.status = RunStatus::ok;
-    r.stage = Stage::none;
-  } catch (const c10::Error& e) {
-    r.status = RunStatus::exception;
-    r.error = e.what_without_backtrace();
-  } catch (const std::exception& e) {
-    r.status = RunStatus::exception;
-    r.error = e.what();
+namespace {
+// In the float64 reference, integer->float promotions (sin of an int tensor,
+// true division) must give float64 too: make it the default dtype for the run.
+class DefaultDtypeGuard {
+ public:
+  explicit DefaultDtypeGuard(bool fp64) : old_(c10::get_default_dtype()) {
+    if (fp64) c10::set_default_dtype(caffe2::TypeMeta::Make<double>());
   }
-  return r;
+  ~DefaultDtypeGuard() { c10::set_default_dtype(old_); }
+
+ private:
+  caffe2::TypeMeta old_;
+};
+}  // namespace
+
+RunResult EagerRunner::run(const Program& p, const RunConfig&) {
+  DefaultDtypeGuard dtype_guard(fp64_);
+  DriveOptions opt;
+  opt.fp64 = fp64_;
+  return drive_program(p, name(), opt, [&](const std::vector<at::Tensor>& inputs) {
+    Interpreter interp(p, fp64_);
+    for (size_t i = 0; i < p.inputs.size(); ++i) interp.bind(p.inputs[i].value, inputs[i]);
+    interp.block(p.body);
+    std::vector<at::Tensor> outs;
+    for (int y : p.body.yields) outs.push_back(interp.value(y));
+    if (p.train) outs.push_back(interp.value(p.train->loss));
+    return outs;
+  });
 }
 
 }  // namespace dlfuzz

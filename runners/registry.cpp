@@ -5,6 +5,8 @@
 #include <map>
 
 #include "runners/eager_runner.h"
+#include "runners/frozen_runner.h"
+#include "runners/torchscript_runner.h"
 #include "runners/runner.h"
 
 #ifndef DLFUZZ_TORCH_FLAVOR
@@ -18,6 +20,10 @@ const std::map<std::string, std::function<std::unique_ptr<Runner>()>>& table() {
   static const std::map<std::string, std::function<std::unique_ptr<Runner>()>> t = {
       {"eager", [] { return std::make_unique<EagerRunner>(false); }},
       {"eager64", [] { return std::make_unique<EagerRunner>(true); }},
+      {"ts", [] { return std::make_unique<TorchScriptRunner>("ts", JitSettings{true, false}); }},
+      {"ts-nnc", [] { return std::make_unique<TorchScriptRunner>("ts-nnc", JitSettings{true, true}); }},
+      {"ts-legacy", [] { return std::make_unique<TorchScriptRunner>("ts-legacy", JitSettings{false, false}); }},
+      {"frozen", [] { return std::make_unique<FrozenRunner>(); }},
   };
   return t;
 }

@@ -19,6 +19,8 @@ class Runner {
   virtual ~Runner() = default;
   virtual std::string name() const = 0;
   virtual RunResult run(const Program& p, const RunConfig& cfg) = 0;
+  // False where the path does not apply (freezing a training program).
+  virtual bool supports(const Program& p) const { return true; }
 };
 
 // nullptr for an unknown name.

@@ -102,8 +102,12 @@ void register_ops_activation(std::vector<OpSpec>& ops) {
   ops.push_back(activation("log_sigmoid", F + "logsigmoid", {}));
   ops.push_back(activation("celu", F + "celu", {{"alpha", ParamKind::number, 0, 0}}));
   ops.push_back(activation("selu", F + "selu", {}));
-  for (auto& s : ops)
+  for (auto& s : ops) {
+    if (s.family != "activation") continue;
     if (s.name == "relu" || s.name == "relu6" || s.name == "hardtanh") s.float_only = false;
+    // LibTorch 1.13 CPU activation kernels lack f16 (relu is clamp_min; mish also lacks bf16).
+    s.half_ok = false;
+  }
 
   OpSpec clamp;
   clamp.name = "clamp";
@@ -113,6 +117,7 @@ void register_ops_activation(std::vector<OpSpec>& ops) {
   clamp.infer = infer_clamp;
   clamp.generate = gen_clamp;
   clamp.python = "torch.clamp";
+  clamp.half_ok = false;  // no f16 clamp kernel on CPU in LibTorch 1.13
   ops.push_back(clamp);
 }
 

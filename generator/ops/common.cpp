@@ -122,7 +122,9 @@ bool gen_binary(GenContext& g, const OpSpec& s, Node& n) {
   }
   const TensorType self = g.program().type(*v);
   n.args = {{"self", ValueRef{*v}}};
-  if (g.choices().coin(0.35)) {
+  const ParamSpec* other_spec = s.param("other");
+  bool number_ok = other_spec && other_spec->kind == ParamKind::tensor_or_number;
+  if (number_ok && g.choices().coin(0.35)) {
     n.args.push_back({"other", random_number(g, self.dtype, -2, 2)});
   } else {
     // Mostly the same dtype; sometimes another, to exercise promotion.

@@ -25,7 +25,9 @@ bool gen_inplace_binary(GenContext& g, const OpSpec& s, Node& n) {
     n.args.push_back({"other", num});
   } else {
     TensorType want = broadcastable_type(g, self.shape, self.dtype);
+    // Never the mutated tensor itself (x.mul_(x) breaks autograd's saved input).
     int o = g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
+    if (g.may_alias(o, *v)) o = g.new_input(want);
     if (s.name == "div_") o = g.in_domain(o, Domain::nonzero);
     n.args.push_back({"other", ValueRef{o}});
   }
@@ -85,9 +87,10 @@ void register_ops_inplace(std::vector<OpSpec>& ops) {
   OpSpec clamp = inplace("clamp_", false);
   clamp.params = {T("self"), A("min", ParamKind::number, true), A("max", ParamKind::number, true)};
   clamp.generate = gen_clamp_;
+  clamp.half_ok = false;
   ops.push_back(clamp);
   for (auto& s : ops)
-    if (s.name == "relu_") s.saves_output = true;
+    if (s.name == "relu_") s.saves_output = true, s.half_ok = false;
 }
 
 }  // namespace dlfuzz

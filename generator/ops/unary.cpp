@@ -39,11 +39,11 @@ void register_ops_unary(std::vector<OpSpec>& ops) {
   ops.push_back(unary("erf", infer_float, Domain::any, kNoHalf));
   ops.push_back(unary("reciprocal", infer_float, Domain::nonzero, kNoHalf | kSavesOut));
   // Rounding keeps the dtype and is defined for floats here.
-  ops.push_back(unary("floor", infer_same, Domain::any, kFloatOnly));
-  ops.push_back(unary("ceil", infer_same, Domain::any, kFloatOnly));
-  ops.push_back(unary("round", infer_same, Domain::any, kFloatOnly));
-  ops.push_back(unary("trunc", infer_same, Domain::any, kFloatOnly));
-  ops.push_back(unary("frac", infer_same, Domain::any, kFloatOnly));
+  ops.push_back(unary("floor", infer_same, Domain::any, kFloatOnly | kNoHalf));
+  ops.push_back(unary("ceil", infer_same, Domain::any, kFloatOnly | kNoHalf));
+  ops.push_back(unary("round", infer_same, Domain::any, kFloatOnly | kNoHalf));
+  ops.push_back(unary("trunc", infer_same, Domain::any, kFloatOnly | kNoHalf));
+  ops.push_back(unary("frac", infer_same, Domain::any, kFloatOnly | kNoHalf));
   // Sign-like ops keep integer dtypes.
   ops.push_back(unary("abs", infer_same, Domain::any, kNone));
   ops.push_back(unary("neg", infer_same, Domain::any, kNone));

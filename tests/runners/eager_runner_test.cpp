@@ -45,6 +45,7 @@ TEST(EagerRunner, RunsGeneratedProgramsWithTheIRsTypes) {
     for (const auto& t : r64.outputs) fin = fin && all_finite(t);
     for (double l : r64.losses) fin = fin && std::isfinite(l);
     finite += fin;
+    if (!fin && std::getenv("DLFUZZ_DEBUG")) std::cerr << "non-finite float64 run: seed " << seed << "\n";
   }
   for (const auto& [msg, n] : failures) std::cerr << n << "x " << msg << "\n";
   EXPECT_GE(ok, kSeeds * 99 / 100) << "eager runs that succeed";

@@ -1,0 +1,28 @@
+// A finding: what an oracle reports when a test result disagrees with its
+// reference. The signature is the dedup key of the bug store.
+#pragma once
+#include <string>
+
+namespace dlfuzz {
+
+enum class FindingKind { correctness, performance };
+
+struct Finding {
+  std::string oracle;      // "numeric", "status", "timing", ...
+  std::string ref_runner;  // e.g. "eager"
+  std::string test_runner; // e.g. "ts-nnc"
+  std::string stage;       // where the test runner failed or diverged
+  std::string detail;      // human-readable: what differed, by how much
+  std::string error_text;  // normalized error text for status findings ("" otherwise)
+  FindingKind kind = FindingKind::correctness;
+  bool flaky = false;      // did not reproduce on rerun
+
+  // oracle|ref|test|stage|normalized error: the same bug hashes the same.
+  std::string signature() const;
+};
+
+// Strip what varies between occurrences of the same error: numbers, hex
+// addresses, paths, quoted sizes; keep the first line.
+std::string normalize_error(const std::string& text);
+
+}  // namespace dlfuzz

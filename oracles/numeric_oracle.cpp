@@ -1,0 +1,101 @@
+#include "oracles/numeric_oracle.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "oracles/tolerance.h"
+
+namespace dlfuzz {
+
+namespace {
+double rmse(const HostTensor& a, const HostTensor& ref) {
+  double s = 0;
+  int64_t n = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double x = a.at(i), r = ref.at(i);
+    if (!std::isfinite(x) || !std::isfinite(r)) continue;
+    s += (x - r) * (x - r);
+    ++n;
+  }
+  return n ? std::sqrt(s / n) : 0;
+}
+}  // namespace
+
+std::string compare_tensor(const HostTensor& ref, const HostTensor& test, const HostTensor* fp64,
+                           const NumericOptions& opt) {
+  if (ref.defined != test.defined) return ref.defined ? "missing in test" : "unexpected in test";
+  if (!ref.defined) return "";
+  if (ref.dtype != test.dtype) return fmt::format("dtype {} vs {}", dtype_name(ref.dtype), dtype_name(test.dtype));
+  if (ref.shape != test.shape) return fmt::format("shape [{}] vs [{}]", fmt::join(ref.shape, ","), fmt::join(test.shape, ","));
+  Tolerance tol = default_tolerance(ref.dtype);
+  int64_t bad = 0, first_bad = -1;
+  double worst = 0;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    double a = ref.at(i), b = test.at(i);
+    if (std::isnan(a) || std::isnan(b)) {
+      if (std::isnan(a) != std::isnan(b)) return fmt::format("NaN position differs at element {} ({} vs {})", i, a, b);
+      continue;
+    }
+    if (std::isinf(a) || std::isinf(b)) {
+      if (a != b) return fmt::format("Inf position differs at element {} ({} vs {})", i, a, b);
+      continue;
+    }
+    double d = std::fabs(a - b);
+    if (d > tol.atol + tol.rtol * std::fabs(a)) {
+      if (!is_float(ref.dtype)) return fmt::format("element {} differs: {} vs {} (exact dtype)", i, a, b);
+      if (first_bad < 0) first_bad = i;
+      ++bad;
+      worst = std::max(worst, d);
+    }
+  }
+  if (!bad) return "";
+  // Arbitrate against float64: a compiled result as close to the truth as
+  // eager is legitimate reordering, not a bug.
+  if (fp64 && fp64->defined && fp64->shape == ref.shape) {
+    double ref_err = rmse(ref, *fp64), test_err = rmse(test, *fp64);
+    if (test_err <= opt.multiplier * ref_err + tol.atol / 10) return "";
+    return fmt::format("{} of {} elements differ, max abs diff {:.3g} (first at {}: {} vs {}); RMSE to float64 {:.3g} vs eager's {:.3g}",
+                       bad, ref.numel(), worst, first_bad, ref.at(first_bad), test.at(first_bad), test_err, ref_err);
+  }
+  return fmt::format("{} of {} elements differ, max abs diff {:.3g} (first at {}: {} vs {})", bad, ref.numel(), worst,
+                     first_bad, ref.at(first_bad), test.at(first_bad));
+}
+
+std::optional<Finding> check_numeric(const RunResult& ref, const RunResult& test, const RunResult* fp64,
+                                     const NumericOptions& opt) {
+  if (!ref.ok() || !test.ok()) return std::nullopt;
+  auto finding = [&](const std::string& what, const std::string& detail) {
+    Finding f;
+    f.oracle = "numeric";
+    f.ref_runner = ref.runner;
+    f.test_runner = test.runner;
+    f.stage = what;
+    f.detail = what + ": " + detail;
+    return f;
+  };
+  auto pick = [&](const std::vector<HostTensor>& v, size_t i) -> const HostTensor* {
+    return fp64 && fp64->ok() && i < v.size() ? &v[i] : nullptr;
+  };
+  struct Part {
+    const char* name;
+    const std::vector<HostTensor>& r;
+    const std::vector<HostTensor>& t;
+    const std::vector<HostTensor>* f;
+  };
+  static const std::vector<HostTensor> none;
+  Part parts[] = {{"output", ref.outputs, test.outputs, fp64 ? &fp64->outputs : &none},
+                  {"grad", ref.grads, test.grads, fp64 ? &fp64->grads : &none},
+                  {"param", ref.params, test.params, fp64 ? &fp64->params : &none}};
+  for (const auto& part : parts) {
+    if (part.r.size() != part.t.size())
+      return finding(part.name, fmt::format("{} vs {} tensors", part.r.size(), part.t.size()));
+    for (size_t i = 0; i < part.r.size(); ++i) {
+      std::string d = compare_tensor(part.r[i], part.t[i], pick(*part.f, i), opt);
+      if (!d.empty()) return finding(part.name, fmt::format("{} {}: {}", part.name, i, d));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace dlfuzz

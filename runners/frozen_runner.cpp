@@ -1,0 +1,65 @@
+#include "runners/frozen_runner.h"
+
+#include <fmt/format.h>
+#include <torch/jit.h>
+#include <torch/script.h>
+
+#include "generator/emit.h"
+#include "runners/input_builder.h"
+#include "runners/program_driver.h"
+
+namespace dlfuzz {
+
+FrozenModuleSource frozen_module_source(const Program& p) {
+  FrozenModuleSource m;
+  m.source = emit_function(p, "program", true, /*method=*/true);
+  std::vector<std::string> fwd_params = {"self"}, call_args;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    std::string name = py_name(p, p.inputs[i].value);
+    if (p.inputs[i].kind == InputKind::param) {
+      m.param_inputs.push_back(i);
+      call_args.push_back("self." + name);
+    } else {
+      m.forward_args.push_back(i);
+      fwd_params.push_back(name + ": torch.Tensor");
+      call_args.push_back(name);
+    }
+  }
+  m.source += fmt::format("def forward({}):\n    return self.program({})\n", fmt::join(fwd_params, ", "),
+                          fmt::join(call_args, ", "));
+  return m;
+}
+
+RunResult FrozenRunner::run(const Program& p, const RunConfig& cfg) {
+  torch::jit::Module frozen;
+  FrozenModuleSource src;
+  try {
+    src = frozen_module_source(p);
+    torch::jit::Module m("DlfuzzProgram");
+    for (size_t i : src.param_inputs)
+      m.register_parameter(py_name(p, p.inputs[i].value), build_input(p, i, false), /*is_buffer=*/false);
+    m.define(src.source);
+    m.eval();
+    torch::jit::Module f = torch::jit::freeze(m);
+    frozen = torch::jit::optimize_for_inference(f);
+  } catch (...) {
+    RunResult r;
+    r.runner = name();
+    r.versions = torch_version_string();
+    r.stage = Stage::compile;
+    record_exception(r);
+    return r;
+  }
+  DriveOptions opt;
+  opt.warmup = cfg.warmup;
+  return drive_program(p, name(), opt, [&](const std::vector<at::Tensor>& inputs) {
+    std::vector<c10::IValue> args;
+    for (size_t i : src.forward_args) args.push_back(inputs[i]);
+    c10::IValue out = frozen.forward(args);
+    std::vector<at::Tensor> outs;
+    for (const auto& e : out.toTupleRef().elements()) outs.push_back(e.toTensor());
+    return outs;
+  });
+}
+
+}  // namespace dlfuzz

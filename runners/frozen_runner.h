@@ -1,0 +1,25 @@
+// `frozen`: the program as a torch::jit::Module whose params are module
+// parameters; eval(), freeze() (params folded into the graph as constants),
+// then optimize_for_inference (conv-bn folding, MKLDNN conversions, ...).
+// Inference programs only: freezing folds what training would update.
+#pragma once
+#include "runners/runner.h"
+
+namespace dlfuzz {
+
+class FrozenRunner : public Runner {
+ public:
+  std::string name() const override { return "frozen"; }
+  RunResult run(const Program& p, const RunConfig& cfg) override;
+  bool supports(const Program& p) const override { return !p.is_training(); }
+};
+
+// The module both `frozen` and `static` start from; throws on compile errors.
+struct FrozenModuleSource {
+  std::string source;                // methods program() and forward()
+  std::vector<size_t> forward_args;  // indices of inputs forward() takes
+  std::vector<size_t> param_inputs;  // indices of inputs that are parameters
+};
+FrozenModuleSource frozen_module_source(const Program& p);
+
+}  // namespace dlfuzz

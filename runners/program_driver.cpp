@@ -1,0 +1,112 @@
+#include "runners/program_driver.h"
+
+#include <torch/optim.h>
+
+#include <chrono>
+
+#include "runners/aten_types.h"
+#include "runners/input_builder.h"
+
+namespace dlfuzz {
+
+namespace {
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std::vector<at::Tensor> params) {
+  switch (s.optimizer) {
+    case Optimizer::sgd:
+      return std::make_unique<torch::optim::SGD>(
+          params, torch::optim::SGDOptions(s.lr).momentum(s.momentum).weight_decay(s.weight_decay));
+    case Optimizer::adam:
+      return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.lr).weight_decay(s.weight_decay));
+    case Optimizer::adamw:
+      return std::make_unique<torch::optim::AdamW>(params, torch::optim::AdamWOptions(s.lr).weight_decay(s.weight_decay));
+  }
+  return nullptr;
+}
+
+bool is_oom(const std::string& msg) {
+  return msg.find("can't allocate memory") != std::string::npos || msg.find("std::bad_alloc") != std::string::npos ||
+         msg.find("out of memory") != std::string::npos;
+}
+}  // namespace
+
+void record_exception(RunResult& r) {
+  try {
+    throw;
+  } catch (const c10::Error& e) {
+    r.error = e.what_without_backtrace();
+  } catch (const std::bad_alloc&) {
+    r.error = "std::bad_alloc";
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  r.status = is_oom(r.error) ? RunStatus::oom : RunStatus::exception;
+}
+
+RunResult drive_program(const Program& p, const std::string& runner, const DriveOptions& opt,
+                        const ForwardFn& forward) {
+  RunResult r;
+  r.runner = runner;
+  r.versions = torch_version_string();
+  auto t0 = std::chrono::steady_clock::now();
+  r.stage = Stage::setup;
+  try {
+    std::vector<at::Tensor> inputs, params;
+    for (size_t i = 0; i < p.inputs.size(); ++i) {
+      at::Tensor t = build_input(p, i, opt.fp64);
+      if (p.inputs[i].kind == InputKind::param) {
+        if (p.is_training()) t = t.detach().requires_grad_(true);
+        params.push_back(t);
+      }
+      inputs.push_back(t);
+    }
+    r.setup_ms = ms_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    size_t n_out = p.body.yields.size();
+    if (!p.is_training()) {
+      at::NoGradGuard no_grad;
+      r.stage = Stage::run;
+      std::vector<at::Tensor> outs;
+      for (int i = 0; i <= opt.warmup; ++i) outs = forward(inputs);
+      for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs.at(i)));
+    } else {
+      const TrainStep& s = *p.train;
+      // Warm-up: forward and backward, gradients discarded, parameters untouched.
+      for (int i = 0; i < opt.warmup; ++i) {
+        r.stage = Stage::run;
+        auto outs = forward(inputs);
+        r.stage = Stage::backward;
+        outs.at(n_out).backward();
+        for (auto& w : params) w.mutable_grad().reset();
+      }
+      auto optimizer = make_optimizer(s, params);
+      for (int step = 0; step < s.steps; ++step) {
+        for (auto& w : params) w.mutable_grad().reset();  // unused params get no update
+        r.stage = Stage::run;
+        auto outs = forward(inputs);
+        at::Tensor loss = outs.at(n_out);
+        r.losses.push_back(loss.item<double>());
+        r.stage = Stage::backward;
+        loss.backward();
+        if (step == s.steps - 1) {
+          for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs[i]));
+          for (auto& w : params) r.grads.push_back(to_host(w.grad()));
+        }
+        r.stage = Stage::optimizer;
+        optimizer->step();
+      }
+    }
+    for (auto& w : params) r.params.push_back(to_host(w));
+    r.run_ms = ms_since(t0);
+    r.status = RunStatus::ok;
+    r.stage = Stage::none;
+  } catch (...) {
+    record_exception(r);
+  }
+  return r;
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,29 @@
+// What every in-process runner does around its forward function: build the
+// inputs, call forward (after warm-up calls, so executors specialize), and for
+// training programs run backward and the optimizer for `steps` steps. Failures
+// become RunResult data with the stage they happened in.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <functional>
+
+#include "runners/runner.h"
+
+namespace dlfuzz {
+
+// Takes the program's inputs in declaration order; returns its outputs
+// followed, for a training program, by the loss.
+using ForwardFn = std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>& inputs)>;
+
+struct DriveOptions {
+  bool fp64 = false;  // float inputs in float64
+  int warmup = 0;     // forward (+ backward) calls before the measured steps
+};
+
+RunResult drive_program(const Program& p, const std::string& runner, const DriveOptions& opt,
+                        const ForwardFn& forward);
+
+// Fill r with an error from the current exception (call inside catch).
+void record_exception(RunResult& r);
+
+}  // namespace dlfuzz

@@ -1,0 +1,41 @@
+#include "runners/torchscript_runner.h"
+
+#include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/jit.h>
+
+#include "generator/emit.h"
+#include "runners/program_driver.h"
+
+namespace dlfuzz {
+
+TorchScriptRunner::TorchScriptRunner(std::string name, JitSettings settings)
+    : name_(std::move(name)), settings_(settings) {}
+
+RunResult TorchScriptRunner::run(const Program& p, const RunConfig& cfg) {
+  JitSettingsGuard guard(settings_);
+  std::shared_ptr<torch::jit::CompilationUnit> cu;
+  try {
+    cu = torch::jit::compile(emit_torchscript(p));
+  } catch (...) {
+    RunResult r;
+    r.runner = name_;
+    r.versions = torch_version_string();
+    r.stage = Stage::compile;
+    record_exception(r);
+    return r;
+  }
+  torch::jit::Function& fn = cu->get_function("forward");
+  DriveOptions opt;
+  opt.warmup = cfg.warmup;
+  size_t n_out = p.body.yields.size() + (p.train ? 1 : 0);
+  return drive_program(p, name_, opt, [&](const std::vector<at::Tensor>& inputs) {
+    std::vector<c10::IValue> args(inputs.begin(), inputs.end());
+    c10::IValue out = fn(args);
+    std::vector<at::Tensor> outs;
+    for (const auto& e : out.toTupleRef().elements()) outs.push_back(e.toTensor());
+    if (outs.size() != n_out) throw std::runtime_error("forward returned the wrong number of values");
+    return outs;
+  });
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,111 @@
+// The numeric and status oracles' math, on hand-made host tensors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "oracles/numeric_oracle.h"
+#include "oracles/status_oracle.h"
+
+namespace dlfuzz {
+
+namespace {
+template <class T>
+HostTensor make(DType dt, Shape shape, const std::vector<T>& v) {
+  HostTensor t;
+  t.defined = true;
+  t.dtype = dt;
+  t.shape = std::move(shape);
+  t.bytes.resize(v.size() * sizeof(T));
+  std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+  return t;
+}
+HostTensor f32(const std::vector<float>& v) { return make(DType::f32, {int64_t(v.size())}, v); }
+HostTensor f64(const std::vector<double>& v) { return make(DType::f64, {int64_t(v.size())}, v); }
+RunResult result(const std::string& runner, std::vector<HostTensor> outs) {
+  RunResult r;
+  r.runner = runner;
+  r.outputs = std::move(outs);
+  return r;
+}
+}  // namespace
+
+TEST(NumericOracle, EqualTensorsAgree) {
+  EXPECT_EQ(compare_tensor(f32({1, 2, 3}), f32({1, 2, 3}), nullptr), "");
+}
+
+TEST(NumericOracle, WrongValueIsFlagged) {
+  auto d = compare_tensor(f32({1, 2, 3}), f32({1, 2.5f, 3}), nullptr);
+  EXPECT_NE(d.find("1 of 3 elements differ"), std::string::npos) << d;
+}
+
+TEST(NumericOracle, LegitimateReorderingIsNotFlagged) {
+  // 64 float32 row sums computed in two orders (as a compiled kernel might):
+  // each order is about as far from the float64 truth, so neither is a bug.
+  std::vector<float> fwd, bwd;
+  std::vector<double> exact;
+  for (int row = 0; row < 64; ++row) {
+    std::vector<float> xs;
+    for (int i = 0; i < 1000; ++i) xs.push_back(std::sin(i * 0.37f + row) * 1000.f);
+    float f = 0, b = 0;
+    double e = 0;
+    for (int i = 0; i < 1000; ++i) f += xs[i], e += xs[i];
+    for (int i = 999; i >= 0; --i) b += xs[i];
+    fwd.push_back(f), bwd.push_back(b), exact.push_back(e);
+  }
+  HostTensor truth = f64(exact);
+  EXPECT_NE(compare_tensor(f32(fwd), f32(bwd), nullptr), "") << "the orders do differ";
+  EXPECT_EQ(compare_tensor(f32(fwd), f32(bwd), &truth), "");
+}
+
+TEST(NumericOracle, FarFromFloat64IsFlaggedEvenWhenArbitrated) {
+  HostTensor truth = f64({1.0, 2.0});
+  auto d = compare_tensor(f32({1.0f, 2.0f}), f32({1.0f, 2.1f}), &truth);
+  EXPECT_NE(d.find("RMSE to float64"), std::string::npos) << d;
+}
+
+TEST(NumericOracle, NaNAndInfPositionsMustMatch) {
+  EXPECT_EQ(compare_tensor(f32({NAN, 1}), f32({NAN, 1}), nullptr), "");
+  EXPECT_NE(compare_tensor(f32({NAN, 1}), f32({1, 1}), nullptr).find("NaN position"), std::string::npos);
+  EXPECT_NE(compare_tensor(f32({INFINITY}), f32({-INFINITY}), nullptr).find("Inf position"), std::string::npos);
+}
+
+TEST(NumericOracle, IntegersAreExact) {
+  auto a = make<int64_t>(DType::i64, {2}, {1, 2});
+  auto b = make<int64_t>(DType::i64, {2}, {1, 3});
+  EXPECT_NE(compare_tensor(a, b, nullptr).find("exact dtype"), std::string::npos);
+}
+
+TEST(NumericOracle, ShapeAndDtypeMustMatch) {
+  EXPECT_NE(compare_tensor(f32({1, 2}), f32({1, 2, 3}), nullptr).find("shape"), std::string::npos);
+  EXPECT_NE(compare_tensor(f32({1}), f64({1}), nullptr).find("dtype"), std::string::npos);
+}
+
+TEST(NumericOracle, FindingNamesRunnersAndPart) {
+  auto f = check_numeric(result("eager", {f32({1})}), result("ts", {f32({2})}), nullptr);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->oracle, "numeric");
+  EXPECT_EQ(f->test_runner, "ts");
+  EXPECT_EQ(f->stage, "output");
+}
+
+TEST(StatusOracle, OneSideFailing) {
+  RunResult ok = result("eager", {});
+  RunResult bad = result("ts-nnc", {});
+  bad.status = RunStatus::crash;
+  bad.stage = Stage::run;
+  bad.error = "signal 11 (SIGSEGV) at 0x7ffe1234";
+  auto f = check_status(ok, bad);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->stage, "run");
+  EXPECT_EQ(f->error_text, "crash: signal N (SIGSEGV) at ADDR");
+  EXPECT_FALSE(check_status(ok, ok));
+}
+
+TEST(Signature, NormalizesNumbersAndPaths) {
+  EXPECT_EQ(normalize_error("shape '[2, 3]' is invalid for input of size 7"),
+            normalize_error("shape '[4, 5]' is invalid for input of size 19"));
+  EXPECT_EQ(normalize_error("error in /usr/lib/x.so line 12\nbacktrace..."), "error in PATH line N");
+}
+
+}  // namespace dlfuzz

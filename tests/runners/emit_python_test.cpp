@@ -1,0 +1,92 @@
+// The standalone Python repro: run with Debian's python3 (torch 1.13, the
+// LibTorch this binary links), its eager results match the C++ eager runner's;
+// run with the project's .venv (PyTorch 2.x), it runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "generator/emit.h"
+#include "generator/generator.h"
+#include "runners/runner.h"
+
+namespace dlfuzz {
+
+namespace {
+namespace fs = std::filesystem;
+
+bool python_has_torch(const std::string& python) {
+  return fs::exists(python) && std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
+}
+
+// Same values, NaN equal to NaN, up to float rounding noise.
+void expect_close(const HostTensor& cpp, const nlohmann::json& py, const std::string& what) {
+  if (!cpp.defined) {
+    EXPECT_TRUE(py.is_null()) << what;
+    return;
+  }
+  ASSERT_FALSE(py.is_null()) << what;
+  EXPECT_EQ(py["shape"].get<Shape>(), cpp.shape) << what;
+  const auto& vals = py["values"];
+  ASSERT_EQ(static_cast<int64_t>(vals.size()), cpp.numel()) << what;
+  for (int64_t i = 0; i < cpp.numel(); ++i) {
+    double a = cpp.at(i);
+    double b = vals[i].is_null() ? NAN : vals[i].get<double>();
+    if (std::isnan(a) || std::isnan(b)) {
+      EXPECT_TRUE(std::isnan(a) && std::isnan(b)) << what << " element " << i;
+      continue;
+    }
+    EXPECT_NEAR(a, b, 1e-7 + 1e-6 * std::fabs(a)) << what << " element " << i;
+  }
+}
+
+std::string write_script(const Program& p, const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / "dlfuzz_emit_test";
+  fs::create_directories(dir);
+  std::string path = (dir / name).string();
+  std::ofstream(path) << emit_python(p);
+  return path;
+}
+}  // namespace
+
+TEST(EmitPython, MatchesCppEagerOnTheSameTorch) {
+  const std::string python = "/usr/bin/python3";
+  if (!python_has_torch(python)) GTEST_SKIP() << "Debian's python3-torch is not installed";
+  GenPolicy policy;
+  auto eager = make_runner("eager");
+  int compared = 0;
+  for (uint64_t seed = 100; compared < 12; ++seed) {
+    Program p = generate_program(policy, seed);
+    RunResult r = eager->run(p, RunConfig{});
+    if (!r.ok()) continue;
+    std::string script = write_script(p, "seed_" + std::to_string(seed) + ".py");
+    std::string json_path = script + ".json";
+    ASSERT_EQ(std::system((python + " " + script + " --dump-json " + json_path + " >/dev/null 2>&1").c_str()), 0)
+        << "seed " << seed << ": " << script;
+    nlohmann::json j = nlohmann::json::parse(std::ifstream(json_path));
+    ASSERT_EQ(j["outputs"].size(), r.outputs.size());
+    for (size_t i = 0; i < r.outputs.size(); ++i)
+      expect_close(r.outputs[i], j["outputs"][i], "seed " + std::to_string(seed) + " output " + std::to_string(i));
+    for (size_t i = 0; i < r.grads.size(); ++i)
+      expect_close(r.grads[i], j["grads"][i], "seed " + std::to_string(seed) + " grad " + std::to_string(i));
+    for (size_t i = 0; i < r.params.size(); ++i)
+      expect_close(r.params[i], j["params"][i], "seed " + std::to_string(seed) + " param " + std::to_string(i));
+    ++compared;
+  }
+}
+
+TEST(EmitPython, RunsWithTheProjectsPyTorch) {
+  const std::string python = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
+  if (!python_has_torch(python)) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  GenPolicy policy;
+  for (uint64_t seed : {11u, 12u, 13u, 14u}) {
+    Program p = generate_program(policy, seed);
+    std::string script = write_script(p, "venv_seed_" + std::to_string(seed) + ".py");
+    EXPECT_EQ(std::system((python + " " + script + " --dump-json " + script + ".json >/dev/null 2>&1").c_str()), 0)
+        << "seed " << seed << ": " << script;
+  }
+}
+
+}  // namespace dlfuzz
