@@ -5,6 +5,7 @@
 #include <map>
 
 #include "runners/eager_runner.h"
+#include "runners/fault_runners.h"
 #include "runners/frozen_runner.h"
 #include "runners/torchscript_runner.h"
 #include "runners/runner.h"
@@ -31,7 +32,8 @@ const std::map<std::string, std::function<std::unique_ptr<Runner>()>>& table() {
 
 std::unique_ptr<Runner> make_runner(const std::string& name) {
   auto it = table().find(name);
-  return it == table().end() ? nullptr : it->second();
+  if (it == table().end()) return make_fault_runner(name);
+  return it->second();
 }
 
 std::vector<std::string> runner_names() {

@@ -1,0 +1,83 @@
+#include "runners/fault_runners.h"
+
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "runners/eager_runner.h"
+
+namespace dlfuzz {
+
+namespace {
+
+class FaultRunner : public Runner {
+ public:
+  explicit FaultRunner(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+
+  RunResult run(const Program& p, const RunConfig& cfg) override {
+    if (name_ == "fault-compile-error") {
+      RunResult r;
+      r.runner = name_;
+      r.status = RunStatus::exception;
+      r.stage = Stage::compile;
+      r.error = "planted compile error: unsupported node kind";
+      return r;
+    }
+    if (name_ == "fault-segv") {
+      volatile int* null = nullptr;
+      *null = 1;
+    }
+    if (name_ == "fault-hang")
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (name_ == "fault-oom") {
+      std::vector<std::vector<char>> hog;
+      for (;;) hog.emplace_back(size_t(64) << 20, 1);
+    }
+    RunResult r = EagerRunner(false).run(p, cfg);
+    r.runner = name_;
+    for (auto& t : r.outputs) {
+      if (!t.defined || t.numel() == 0 || !is_float(t.dtype)) continue;
+      if (name_ == "fault-wrong-value") {
+        // Flip the sign bit's neighbour: a large, unmistakable change.
+        if (t.dtype == DType::f32) {
+          float v;
+          std::memcpy(&v, t.bytes.data(), 4);
+          v = v * 2 + 1;
+          std::memcpy(t.bytes.data(), &v, 4);
+        } else if (t.dtype == DType::f64) {
+          double v;
+          std::memcpy(&v, t.bytes.data(), 8);
+          v = v * 2 + 1;
+          std::memcpy(t.bytes.data(), &v, 8);
+        }
+        break;
+      }
+      if (name_ == "fault-reorder" && t.dtype == DType::f32) {
+        // One ulp of noise per element, as a different reduction order gives.
+        for (int64_t i = 0; i < t.numel(); ++i) {
+          float v;
+          std::memcpy(&v, t.bytes.data() + 4 * i, 4);
+          if (std::isfinite(v) && v != 0) v = std::nextafter(v, i % 2 ? INFINITY : -INFINITY);
+          std::memcpy(t.bytes.data() + 4 * i, &v, 4);
+        }
+      }
+    }
+    return r;
+  }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> make_fault_runner(const std::string& name) {
+  for (const char* n : {"fault-wrong-value", "fault-compile-error", "fault-segv", "fault-hang", "fault-oom", "fault-reorder"})
+    if (name == n) return std::make_unique<FaultRunner>(name);
+  return nullptr;
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,131 @@
+#include "runners/wire.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+namespace dlfuzz {
+
+namespace {
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t k = ::write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+ReadStatus read_all(int fd, char* p, size_t n, std::chrono::steady_clock::time_point deadline, bool has_deadline) {
+  while (n > 0) {
+    int wait = -1;
+    if (has_deadline) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return ReadStatus::timeout;
+      wait = static_cast<int>(left.count());
+    }
+    pollfd pfd{fd, POLLIN, 0};
+    int r = ::poll(&pfd, 1, wait);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return ReadStatus::error;
+    if (r == 0) return ReadStatus::timeout;
+    ssize_t k = ::read(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return ReadStatus::error;
+    if (k == 0) return ReadStatus::eof;
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  return ReadStatus::ok;
+}
+
+nlohmann::json tensor_meta(const HostTensor& t, std::string& blob) {
+  if (!t.defined) return nullptr;
+  nlohmann::json j = {{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"offset", blob.size()}, {"nbytes", t.bytes.size()}};
+  blob.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
+  return j;
+}
+
+HostTensor tensor_from(const nlohmann::json& j, const std::string& blob, size_t base) {
+  HostTensor t;
+  if (j.is_null()) return t;
+  t.defined = true;
+  auto dt = dtype_from_name(j.at("dtype").get<std::string>());
+  if (!dt) throw std::runtime_error("unknown dtype in result");
+  t.dtype = *dt;
+  t.shape = j.at("shape").get<Shape>();
+  size_t off = base + j.at("offset").get<size_t>(), n = j.at("nbytes").get<size_t>();
+  if (off + n > blob.size() || n != static_cast<size_t>(t.numel()) * dtype_size(t.dtype))
+    throw std::runtime_error("tensor bytes out of range in result");
+  t.bytes.assign(blob.begin() + off, blob.begin() + off + n);
+  return t;
+}
+}  // namespace
+
+bool write_frame(int fd, const std::string& payload) {
+  uint32_t n = static_cast<uint32_t>(payload.size());
+  char len[4];
+  std::memcpy(len, &n, 4);
+  return write_all(fd, len, 4) && write_all(fd, payload.data(), payload.size());
+}
+
+ReadStatus read_frame(int fd, std::string& payload, int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  char len[4];
+  ReadStatus s = read_all(fd, len, 4, deadline, timeout_ms >= 0);
+  if (s != ReadStatus::ok) return s;
+  uint32_t n;
+  std::memcpy(&n, len, 4);
+  payload.resize(n);
+  return read_all(fd, payload.data(), n, deadline, timeout_ms >= 0);
+}
+
+std::string encode_result(const RunResult& r) {
+  std::string blob;
+  nlohmann::json j = {{"runner", r.runner},     {"status", status_name(r.status)}, {"stage", stage_name(r.stage)},
+                      {"error", r.error},       {"losses", r.losses},              {"setup_ms", r.setup_ms},
+                      {"run_ms", r.run_ms},     {"versions", r.versions}};
+  for (const char* key : {"outputs", "grads", "params"}) j[key] = nlohmann::json::array();
+  for (const auto& t : r.outputs) j["outputs"].push_back(tensor_meta(t, blob));
+  for (const auto& t : r.grads) j["grads"].push_back(tensor_meta(t, blob));
+  for (const auto& t : r.params) j["params"].push_back(tensor_meta(t, blob));
+  std::string meta = j.dump();
+  uint32_t n = static_cast<uint32_t>(meta.size());
+  std::string out(4, '\0');
+  std::memcpy(out.data(), &n, 4);
+  return out + meta + blob;
+}
+
+RunResult decode_result(const std::string& payload) {
+  if (payload.size() < 4) throw std::runtime_error("short result frame");
+  uint32_t n;
+  std::memcpy(&n, payload.data(), 4);
+  if (4 + size_t(n) > payload.size()) throw std::runtime_error("truncated result header");
+  nlohmann::json j = nlohmann::json::parse(payload.substr(4, n));
+  size_t base = 4 + n;
+  RunResult r;
+  r.runner = j.at("runner").get<std::string>();
+  std::string status = j.at("status").get<std::string>(), stage = j.at("stage").get<std::string>();
+  for (auto s : {RunStatus::ok, RunStatus::exception, RunStatus::crash, RunStatus::timeout, RunStatus::oom})
+    if (status == status_name(s)) r.status = s;
+  for (auto s : {Stage::none, Stage::setup, Stage::compile, Stage::run, Stage::backward, Stage::optimizer, Stage::collective})
+    if (stage == stage_name(s)) r.stage = s;
+  r.error = j.value("error", "");
+  for (const auto& l : j.at("losses")) r.losses.push_back(l.is_null() ? NAN : l.get<double>());
+  r.setup_ms = j.value("setup_ms", 0.0);
+  r.run_ms = j.value("run_ms", 0.0);
+  r.versions = j.value("versions", "");
+  for (const auto& t : j.at("outputs")) r.outputs.push_back(tensor_from(t, payload, base));
+  for (const auto& t : j.at("grads")) r.grads.push_back(tensor_from(t, payload, base));
+  for (const auto& t : j.at("params")) r.params.push_back(tensor_from(t, payload, base));
+  return r;
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,144 @@
+#include "runners/worker_client.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "runners/wire.h"
+
+namespace dlfuzz {
+
+WorkerProcess::WorkerProcess(std::vector<std::string> argv, size_t memory_limit_mb)
+    : argv_(std::move(argv)), memory_limit_mb_(memory_limit_mb) {}
+
+WorkerProcess::~WorkerProcess() { stop(); }
+
+bool WorkerProcess::start() {
+  int req[2], res[2];
+  if (pipe2(req, O_CLOEXEC) != 0 || pipe2(res, O_CLOEXEC) != 0) {
+    start_error_ = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  std::vector<char*> args;
+  for (auto& a : argv_) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    start_error_ = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    // Child: die with the parent, so no run leaves a process behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    // Move both ends above 4 first: a pipe end may already be fd 3 or 4, and
+    // dup2 onto itself would keep FD_CLOEXEC.
+    int in = fcntl(req[0], F_DUPFD, 10), out = fcntl(res[1], F_DUPFD, 10);
+    dup2(in, 3);
+    dup2(out, 4);
+    dup2(2, 1);  // stray prints must not corrupt the frames
+    if (memory_limit_mb_ > 0) {
+      rlimit lim{memory_limit_mb_ << 20, memory_limit_mb_ << 20};
+      setrlimit(RLIMIT_AS, &lim);
+    }
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(req[0]);
+  close(res[1]);
+  pid_ = pid;
+  to_child_ = req[1];
+  from_child_ = res[0];
+  signal(SIGPIPE, SIG_IGN);
+  return true;
+}
+
+void WorkerProcess::stop() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  if (to_child_ >= 0) close(to_child_);
+  if (from_child_ >= 0) close(from_child_);
+  pid_ = -1;
+  to_child_ = from_child_ = -1;
+}
+
+namespace {
+std::string request_json(const WorkerRequest& req, size_t first) {
+  nlohmann::json j = {{"program", req.program}, {"python", req.python}, {"warmup", req.warmup}};
+  j["runners"] = std::vector<std::string>(req.runners.begin() + first, req.runners.end());
+  return j.dump();
+}
+}  // namespace
+
+std::vector<RunResult> WorkerProcess::run(const WorkerRequest& req, int timeout_ms) {
+  std::vector<RunResult> results;
+  size_t next = 0;
+  while (next < req.runners.size()) {
+    if (pid_ < 0 && !start()) break;
+    if (!write_frame(to_child_, request_json(req, next))) {
+      stop();
+      ++restarts_;
+      if (restarts_ > 1000) break;
+      continue;
+    }
+    for (; next < req.runners.size(); ++next) {
+      std::string payload;
+      ReadStatus s = read_frame(from_child_, payload, timeout_ms);
+      if (s == ReadStatus::ok) {
+        try {
+          results.push_back(decode_result(payload));
+          continue;
+        } catch (const std::exception& e) {
+          s = ReadStatus::error;
+        }
+      }
+      // The worker hung, died or spoke nonsense while running req.runners[next].
+      RunResult r;
+      r.runner = req.runners[next];
+      r.stage = Stage::run;
+      if (s == ReadStatus::timeout) {
+        r.status = RunStatus::timeout;
+        r.error = "no result within " + std::to_string(timeout_ms) + " ms";
+        kill(pid_, SIGKILL);
+      }
+      int status = 0;
+      waitpid(pid_, &status, 0);
+      if (s != ReadStatus::timeout) {
+        if (WIFSIGNALED(status)) {
+          r.status = RunStatus::crash;
+          r.error = std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+        } else {
+          r.status = RunStatus::crash;
+          r.error = "worker exited with status " + std::to_string(WEXITSTATUS(status));
+        }
+      }
+      pid_ = -1;
+      stop();
+      ++restarts_;
+      results.push_back(r);
+      ++next;
+      break;  // restart the worker for the remaining runners
+    }
+  }
+  if (results.size() < req.runners.size()) {
+    for (size_t i = results.size(); i < req.runners.size(); ++i) {
+      RunResult r;
+      r.runner = req.runners[i];
+      r.status = RunStatus::crash;
+      r.stage = Stage::setup;
+      r.error = "worker could not start: " + start_error_;
+      results.push_back(r);
+    }
+  }
+  return results;
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,49 @@
+// Crash-isolated execution: runners run in a persistent worker process (the
+// `dlfuzz worker` subcommand, or the Python worker). A runner that crashes,
+// hangs past its timeout or exhausts its memory limit becomes a RunResult
+// (crash / timeout / oom); the worker is replaced and the rest go on.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "runners/run_result.h"
+
+namespace dlfuzz {
+
+struct WorkerRequest {
+  std::string program;  // .dlf text (C++ worker)
+  std::string python;   // emitted Python (Python worker)
+  std::vector<std::string> runners;
+  int warmup = 3;
+};
+
+class WorkerProcess {
+ public:
+  // argv of the worker; it reads requests on fd 3 and writes results on fd 4.
+  // memory_limit_mb > 0 caps its address space (RLIMIT_AS).
+  WorkerProcess(std::vector<std::string> argv, size_t memory_limit_mb);
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // One result per requested runner, in order. timeout_ms bounds each runner.
+  std::vector<RunResult> run(const WorkerRequest& req, int timeout_ms);
+  int restarts() const { return restarts_; }
+  // Why the worker could not start, if it could not ("" otherwise).
+  const std::string& start_error() const { return start_error_; }
+
+ private:
+  bool start();
+  void stop();
+
+  std::vector<std::string> argv_;
+  size_t memory_limit_mb_;
+  pid_t pid_ = -1;
+  int to_child_ = -1, from_child_ = -1;
+  int restarts_ = 0;
+  std::string start_error_;
+};
+
+}  // namespace dlfuzz

@@ -1,0 +1,53 @@
+#include "runners/worker_main.h"
+
+#include <ATen/Parallel.h>
+
+#include "generator/dlf.h"
+#include "runners/program_driver.h"
+#include "runners/runner.h"
+#include "runners/wire.h"
+
+namespace dlfuzz {
+
+int worker_main() {
+  // One thread each: deterministic timings on a 2-core machine, and no thread
+  // pools that could misbehave if anything forks.
+  at::set_num_threads(1);
+  at::set_num_interop_threads(1);
+  std::map<std::string, std::unique_ptr<Runner>> runners;
+  std::string payload;
+  while (read_frame(3, payload, -1) == ReadStatus::ok) {
+    nlohmann::json req = nlohmann::json::parse(payload, nullptr, false);
+    ParseResult parsed = parse_program(req.is_object() ? req.value("program", "") : "", "<request>");
+    RunConfig cfg;
+    cfg.warmup = req.is_object() ? req.value("warmup", 3) : 3;
+    for (const auto& name : req.is_object() ? req["runners"] : nlohmann::json::array()) {
+      std::string n = name.get<std::string>();
+      RunResult r;
+      r.runner = n;
+      if (!parsed.ok()) {
+        r.status = RunStatus::exception;
+        r.stage = Stage::setup;
+        r.error = "bad program: " + parsed.error->str();
+      } else {
+        auto& runner = runners[n];
+        if (!runner) runner = make_runner(n);
+        if (!runner) {
+          r.status = RunStatus::exception;
+          r.stage = Stage::setup;
+          r.error = "unknown runner " + n;
+        } else {
+          try {
+            r = runner->run(parsed.program, cfg);
+          } catch (...) {  // runners return failures as data; this is the backstop
+            record_exception(r);
+          }
+        }
+      }
+      if (!write_frame(4, encode_result(r))) return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace dlfuzz
