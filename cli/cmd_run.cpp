@@ -1,65 +1,93 @@
-// dlfuzz run FILE --runners eager,eager64 [--json]
+// dlfuzz run FILE [--runners a,b] [--json [--values]] [--in-process]
+// Replays one program: the runners under test and their references, each in a
+// crash-isolated worker, judged by the oracles. Exit 1 when there are findings.
 #include <fmt/format.h>
 
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/evaluate.h"
 #include "cli/load.h"
+#include "runners/executor.h"
 #include "runners/runner.h"
 
 namespace dlfuzz::cli {
 
+namespace {
+void print_result(const RunResult& res) {
+  std::cout << fmt::format("{}: {}", res.runner, status_name(res.status));
+  if (!res.ok()) std::cout << fmt::format(" at {}: {}", stage_name(res.stage), res.error.substr(0, 600));
+  std::cout << fmt::format(" ({:.1f} ms)\n", res.run_ms);
+  for (size_t i = 0; i < res.outputs.size(); ++i) {
+    const auto& t = res.outputs[i];
+    if (!t.defined) continue;
+    std::cout << fmt::format("  output {}: {}[{}]", i, dtype_name(t.dtype), fmt::join(t.shape, ","));
+    if (t.numel() > 0) std::cout << fmt::format(" first={}", t.at(0));
+    std::cout << "\n";
+  }
+  if (!res.losses.empty()) std::cout << fmt::format("  losses: {}\n", fmt::join(res.losses, ", "));
+}
+}  // namespace
+
 void add_run(CLI::App& app, std::function<int()>* action) {
-  auto* cmd = app.add_subcommand("run", "Run one program through runners and report each result");
+  auto* cmd = app.add_subcommand("run", "Replay one program through runners and the oracles");
   struct Opts {
     std::string file;
-    std::string runners = "eager";
-    bool json = false, values = false;
+    std::string runners = "ts,ts-nnc,ts-legacy,frozen";
+    bool json = false, values = false, in_process = false;
+    int timeout = 60;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, ".dlf program")->required();
-  cmd->add_option("--runners", o->runners, "comma-separated runner names")->capture_default_str();
-  cmd->add_flag("--json", o->json, "print results as JSON");
+  cmd->add_option("--runners", o->runners, "runners under test (references are added)")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout, "seconds one runner may take")->capture_default_str();
+  cmd->add_flag("--json", o->json, "print results and findings as JSON");
   cmd->add_flag("--values", o->values, "with --json: include tensor values");
+  cmd->add_flag("--in-process", o->in_process, "run LibTorch runners in this process (no isolation, no oracles)");
   cmd->callback([o, action] {
     *action = [o]() -> int {
-      std::vector<std::unique_ptr<Runner>> runners;
-      for (const auto& name : CLI::detail::split(o->runners, ',')) {
-        auto r = make_runner(name);
-        if (!r) {
-          std::cerr << fmt::format("dlfuzz run: unknown runner '{}' (known: {})\n", name, fmt::join(runner_names(), ", "));
+      std::vector<std::string> names = CLI::detail::split(o->runners, ',');
+      for (const auto& name : names)
+        if (!is_python_runner(name) && !make_runner(name)) {
+          std::cerr << fmt::format("dlfuzz run: unknown runner '{}' (known: {}, {})\n", name,
+                                   fmt::join(runner_names(), ", "), fmt::join(python_runner_names(), ", "));
           return kExitUsage;
         }
-        runners.push_back(std::move(r));
-      }
       auto p = load_or_report(o->file);
       if (!p) return kExitUsage;
-      int rc = kExitOk;
-      nlohmann::json all = nlohmann::json::array();
-      for (auto& r : runners) {
-        if (!r->supports(*p)) {
-          if (!o->json) std::cout << r->name() << ": skipped (does not apply to this program)\n";
-          continue;
+      if (o->in_process) {
+        int rc = kExitOk;
+        for (const auto& name : names) {
+          auto r = make_runner(name);
+          if (!r) continue;
+          RunResult res = r->run(*p, RunConfig{});
+          rc = res.ok() ? rc : kExitFinding;
+          print_result(res);
         }
-        RunResult res = r->run(*p, RunConfig{});
-        if (!res.ok()) rc = kExitFinding;
-        if (o->json) {
-          all.push_back(to_json(res, o->values));
-          continue;
-        }
-        std::cout << fmt::format("{}: {}", res.runner, status_name(res.status));
-        if (!res.ok()) std::cout << fmt::format(" at {}: {}", stage_name(res.stage), res.error);
-        std::cout << fmt::format(" ({:.1f} ms)\n", res.run_ms);
-        for (size_t i = 0; i < res.outputs.size(); ++i) {
-          const auto& t = res.outputs[i];
-          std::cout << fmt::format("  output {}: {}[{}]", i, dtype_name(t.dtype), fmt::join(t.shape, ","));
-          if (t.numel() > 0) std::cout << fmt::format(" first={}", t.at(0));
-          std::cout << "\n";
-        }
-        if (!res.losses.empty()) std::cout << fmt::format("  losses: {}\n", fmt::join(res.losses, ", "));
+        return rc;
       }
-      if (o->json) std::cout << all.dump(2) << "\n";
-      return rc;
+      ExecutorOptions eo = default_executor_options();
+      eo.timeout_ms = o->timeout * 1000;
+      Executor ex(eo);
+      Evaluation ev = evaluate(ex, *p, names, /*recheck=*/true);
+      if (o->json) {
+        nlohmann::json j = {{"results", nlohmann::json::array()}, {"findings", nlohmann::json::array()},
+                            {"skipped", ev.skipped}, {"versions", ev.versions}};
+        for (const auto& r : ev.results) j["results"].push_back(to_json(r, o->values));
+        for (const auto& f : ev.findings)
+          j["findings"].push_back({{"oracle", f.oracle}, {"ref", f.ref_runner}, {"test", f.test_runner},
+                                   {"stage", f.stage}, {"detail", f.detail}, {"signature", f.signature()},
+                                   {"flaky", f.flaky}});
+        std::cout << j.dump(2) << "\n";
+      } else {
+        for (const auto& r : ev.results) print_result(r);
+        for (const auto& s : ev.skipped) std::cout << s << ": skipped (does not apply to this program)\n";
+        for (const auto& f : ev.findings)
+          std::cout << fmt::format("FINDING [{}] {} vs {}{}: {}\n", f.oracle, f.test_runner, f.ref_runner,
+                                   f.flaky ? " (flaky)" : "", f.detail);
+        if (ev.findings.empty()) std::cout << "no findings\n";
+      }
+      return ev.findings.empty() ? kExitOk : kExitFinding;
     };
   });
 }

@@ -16,5 +16,6 @@ void add_run(CLI::App& app, std::function<int()>* action);
 void add_emit(CLI::App& app, std::function<int()>* action);
 void add_inspect(CLI::App& app, std::function<int()>* action);
 void add_worker(CLI::App& app, std::function<int()>* action);
+void add_fuzz(CLI::App& app, std::function<int()>* action);
 
 }  // namespace dlfuzz::cli

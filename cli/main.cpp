@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   add_run(app, &action);
   add_emit(app, &action);
   add_inspect(app, &action);
+  add_fuzz(app, &action);
   add_worker(app, &action);
   try {
     app.parse(argc, argv);

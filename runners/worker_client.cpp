@@ -42,7 +42,14 @@ bool WorkerProcess::start() {
     int in = fcntl(req[0], F_DUPFD, 10), out = fcntl(res[1], F_DUPFD, 10);
     dup2(in, 3);
     dup2(out, 4);
-    dup2(2, 1);  // stray prints must not corrupt the frames
+    // Stray prints must not corrupt the frames or the progress line: workers'
+    // stdout and stderr go to $DLFUZZ_WORKER_LOG, or nowhere.
+    const char* log = getenv("DLFUZZ_WORKER_LOG");
+    int sink = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (sink >= 0) {
+      dup2(sink, 1);
+      dup2(sink, 2);
+    }
     if (memory_limit_mb_ > 0) {
       rlimit lim{memory_limit_mb_ << 20, memory_limit_mb_ << 20};
       setrlimit(RLIMIT_AS, &lim);

@@ -262,7 +262,7 @@ std::string infer_split_chunk(const Program& p, const Node& n, std::vector<Tenso
   const TensorType* self;
   if (auto e = get_self(p, n, self); !e.empty()) return e;
   bool chunk = n.op == "chunk";
-  int64_t k, dim = int_arg(n, "dim", 0);
+  int64_t k = 0, dim = int_arg(n, "dim", 0);
   if (!get_int(n, chunk ? "chunks" : "split_size", k)) return chunk ? "missing int 'chunks'" : "missing int 'split_size'";
   if (self->rank() == 0) return n.op + " expects at least a 1-dimensional tensor";
   if (!wrap_dim(dim, self->rank())) return n.op + ": dim out of range";

@@ -172,7 +172,7 @@ bool gen_transpose(GenContext& g, const OpSpec& s, Node& n) {
 std::string infer_transpose(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
   if (auto e = get_self(p, n, self); !e.empty()) return e;
-  int64_t d0, d1;
+  int64_t d0 = 0, d1 = 0;
   if (!get_int(n, "dim0", d0) || !get_int(n, "dim1", d1)) return "transpose needs ints dim0 and dim1";
   if (!wrap_dim(d0, self->rank()) || !wrap_dim(d1, self->rank())) return "transpose: dim out of range";
   out = {*self};
@@ -262,7 +262,7 @@ bool gen_select(GenContext& g, const OpSpec& s, Node& n) {
 std::string infer_select(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
   if (auto e = get_self(p, n, self); !e.empty()) return e;
-  int64_t dim, index;
+  int64_t dim = 0, index = 0;
   if (!get_int(n, "dim", dim) || !get_int(n, "index", index)) return "select needs ints dim and index";
   if (self->rank() == 0) return "select() cannot be applied to a 0-dim tensor";
   if (!wrap_dim(dim, self->rank())) return "select: dim out of range";
@@ -292,7 +292,7 @@ bool gen_narrow(GenContext& g, const OpSpec& s, Node& n) {
 std::string infer_narrow(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
   if (auto e = get_self(p, n, self); !e.empty()) return e;
-  int64_t dim, start, length;
+  int64_t dim = 0, start = 0, length = 0;
   if (!get_int(n, "dim", dim) || !get_int(n, "start", start) || !get_int(n, "length", length))
     return "narrow needs ints dim, start and length";
   if (self->rank() == 0) return "narrow() cannot be applied to a 0-dim tensor";
@@ -321,7 +321,7 @@ bool gen_squeeze(GenContext& g, const OpSpec& s, Node& n) {
 std::string infer_squeeze(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
   if (auto e = get_self(p, n, self); !e.empty()) return e;
-  int64_t dim;
+  int64_t dim = 0;
   if (auto e = need_int(n, "dim", dim); !e.empty()) return e;
   if (!wrap_dim(dim, self->rank())) return "squeeze: dim out of range";
   out = {*self};
@@ -340,7 +340,7 @@ bool gen_unsqueeze(GenContext& g, const OpSpec& s, Node& n) {
 std::string infer_unsqueeze(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
   if (auto e = get_self(p, n, self); !e.empty()) return e;
-  int64_t dim;
+  int64_t dim = 0;
   if (auto e = need_int(n, "dim", dim); !e.empty()) return e;
   if (!wrap_dim(dim, self->rank() + 1)) return "unsqueeze: dim out of range";
   out = {*self};
@@ -456,7 +456,7 @@ bool gen_movedim(GenContext& g, const OpSpec& s, Node& n) {
 std::string infer_movedim(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
   if (auto e = get_self(p, n, self); !e.empty()) return e;
-  int64_t src, dst;
+  int64_t src = 0, dst = 0;
   if (!get_int(n, "source", src) || !get_int(n, "destination", dst)) return "movedim needs ints source and destination";
   if (!wrap_dim(src, self->rank()) || !wrap_dim(dst, self->rank())) return "movedim: dim out of range";
   out = {*self};

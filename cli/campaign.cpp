@@ -1,0 +1,166 @@
+#include "cli/campaign.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "cli/evaluate.h"
+#include "generator/dlf.h"
+#include "generator/generator.h"
+#include "triage/store.h"
+
+namespace dlfuzz {
+
+namespace {
+std::atomic<bool> g_stop{false};
+std::atomic<bool> g_native_done{false};  // the Python lane follows the native lanes
+void on_signal(int) { g_stop = true; }
+
+struct Shared {
+  std::mutex mu;  // guards the store and the counters below
+  Store* store;
+  int64_t campaign;
+  int64_t programs = 0, findings = 0, invalid = 0, flaky = 0, python_programs = 0;
+  std::set<int64_t> bugs, new_bugs;
+  std::map<std::string, int64_t> reference_errors;
+};
+
+using Clock = std::chrono::steady_clock;
+
+// One lane: its own executor (workers) and its own stream of seeds.
+void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, bool counts_programs,
+          std::atomic<int64_t>& next_index, Shared& sh, Clock::time_point deadline) {
+  ExecutorOptions eo = default_executor_options();
+  eo.timeout_ms = opt.timeout_ms;
+  Executor ex(eo);
+  GenPolicy policy;
+  while (!g_stop) {
+    if (opt.seconds > 0 && Clock::now() >= deadline) break;
+    if (!counts_programs && g_native_done) break;
+    int64_t i = next_index++;
+    if (opt.programs > 0 && i >= opt.programs) break;
+    uint64_t seed = opt.seed + static_cast<uint64_t>(i);
+    Program p = generate_program(policy, seed);
+    Evaluation ev = evaluate(ex, p, runners, opt.recheck);
+    std::lock_guard<std::mutex> lock(sh.mu);
+    if (counts_programs) ++sh.programs;
+    else ++sh.python_programs;
+    for (const auto& e : ev.reference_failures) {
+      ++sh.invalid;
+      sh.reference_errors[normalize_error(e)]++;
+    }
+    if (ev.findings.empty()) continue;
+    std::string hash = sh.store->add_program(print_program(p), seed, p.count_nodes());
+    for (const auto& f : ev.findings) {
+      bool is_new = false;
+      int64_t bug = sh.store->add_finding(sh.campaign, hash, f, ev.versions, &is_new);
+      ++sh.findings;
+      sh.flaky += f.flaky;
+      sh.bugs.insert(bug);
+      if (is_new) sh.new_bugs.insert(bug);
+    }
+  }
+}
+}  // namespace
+
+int run_campaign(const CampaignOptions& opt) {
+  std::unique_ptr<Store> store;
+  try {
+    store = std::make_unique<Store>(opt.db);
+  } catch (const StoreError& e) {
+    std::cerr << "dlfuzz fuzz: " << e.what() << "\n";
+    return 2;
+  }
+  std::vector<std::string> native, python;
+  for (const auto& r : opt.runners) (is_python_runner(r) ? python : native).push_back(r);
+  ExecutorOptions eo = default_executor_options();
+  if (!python.empty() && eo.python.empty()) {
+    std::cerr << "dlfuzz fuzz: runners " << fmt::format("{}", fmt::join(python, ","))
+              << " need PyTorch 2.x: no .venv/bin/python (run scripts/setup.sh) and no $DLFUZZ_PYTHON\n";
+    return 2;
+  }
+  nlohmann::json config = {{"runners", opt.runners}, {"jobs", opt.jobs},       {"seed", opt.seed},
+                           {"seconds", opt.seconds}, {"programs", opt.programs}, {"timeout_ms", opt.timeout_ms}};
+  Shared sh;
+  sh.store = store.get();
+  sh.campaign = store->begin_campaign(config.dump(), "");
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  auto start = Clock::now();
+  auto deadline = start + std::chrono::milliseconds(static_cast<int64_t>(opt.seconds * 1000));
+  // Native runners take the programs; PyTorch 2.x's compilers, seconds per
+  // program, get a lane of their own over the same seeds.
+  int python_lanes = python.empty() ? 0 : 1;
+  int native_lanes = native.empty() ? 0 : std::max(1, opt.jobs - python_lanes);
+  std::atomic<int64_t> native_next{0}, python_next{0};
+  std::atomic<int> lanes_done{0};
+  std::vector<std::thread> threads;
+  auto start_lane = [&](const std::vector<std::string>& runners, bool counts, std::atomic<int64_t>& next) {
+    threads.emplace_back([&, counts] {
+      lane(opt, runners, counts, next, sh, deadline);
+      ++lanes_done;
+    });
+  };
+  std::atomic<int> native_running{native_lanes};
+  for (int i = 0; i < native_lanes; ++i)
+    threads.emplace_back([&] {
+      lane(opt, native, true, native_next, sh, deadline);
+      if (--native_running == 0) g_native_done = true;
+      ++lanes_done;
+    });
+  for (int i = 0; i < python_lanes; ++i) start_lane(python, native_lanes == 0, python_next);
+
+  std::thread progress([&] {
+    auto last_sample = Clock::now();
+    while (lanes_done < static_cast<int>(threads.size())) {
+      {
+        std::lock_guard<std::mutex> lock(sh.mu);
+        double secs = std::chrono::duration<double>(Clock::now() - start).count();
+        if (opt.progress)
+          std::cerr << fmt::format("\r[{:6.0f}s] {} programs ({:.1f}/s){} | {} findings, {} unique bugs ({} new)   ",
+                                   secs, sh.programs, sh.programs / std::max(secs, 1e-9),
+                                   python.empty() ? "" : fmt::format(", {} through PyTorch 2.x", sh.python_programs),
+                                   sh.findings, sh.bugs.size(), sh.new_bugs.size())
+                    << std::flush;
+        if (Clock::now() - last_sample > std::chrono::seconds(10)) {
+          store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size());
+          last_sample = Clock::now();
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  });
+  for (auto& t : threads) t.join();
+  progress.join();
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size());
+  store->end_campaign(sh.campaign, sh.programs, sh.findings);
+
+  std::cerr << "\n";
+  std::cout << fmt::format("dlfuzz fuzz: {} programs in {:.0f} s ({:.1f}/s), runners {}\n", sh.programs, secs,
+                           sh.programs / std::max(secs, 1e-9), fmt::join(opt.runners, ","));
+  if (!python.empty()) std::cout << fmt::format("  {} of them through PyTorch 2.x's compilers\n", sh.python_programs);
+  std::cout << fmt::format("  {} findings ({} flaky), {} unique bugs, {} new to {}\n", sh.findings, sh.flaky,
+                           sh.bugs.size(), sh.new_bugs.size(), opt.db);
+  if (sh.invalid)
+    std::cout << fmt::format("  {} programs the eager reference itself rejected (generator gaps, not findings)\n",
+                             sh.invalid);
+  for (const auto& b : store->bugs())
+    if (sh.bugs.count(b.id))
+      std::cout << fmt::format("  bug {:>4} x{:<4} {}{}\n", b.id, b.hits, b.title, sh.new_bugs.count(b.id) ? "  [new]" : "");
+  if (sh.bugs.size())
+    std::cout << fmt::format("  replay one: sqlite3 {} \"SELECT text FROM programs WHERE hash=(SELECT example_program "
+                             "FROM bugs WHERE id=N)\" > bug.dlf && dlfuzz run bug.dlf --runners <runner>\n",
+                             opt.db);
+  return sh.findings ? 1 : 0;
+}
+
+}  // namespace dlfuzz

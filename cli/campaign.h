@@ -1,0 +1,24 @@
+// The `dlfuzz fuzz` campaign: lanes of generate -> run (isolated) -> judge ->
+// store, a live progress line, a clean stop on Ctrl-C, and a summary.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace dlfuzz {
+
+struct CampaignOptions {
+  double seconds = 0;    // 0: no time limit
+  int64_t programs = 0;  // 0: no program limit (one of the two must be set)
+  std::vector<std::string> runners;
+  int jobs = 1;
+  uint64_t seed = 1;
+  std::string db = "dlfuzz.db";
+  int timeout_ms = 30000;
+  bool recheck = true;
+  bool progress = true;
+};
+
+// Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.
+int run_campaign(const CampaignOptions& opt);
+
+}  // namespace dlfuzz

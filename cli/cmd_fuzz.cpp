@@ -1,0 +1,91 @@
+// dlfuzz fuzz [--time 10m | --programs N] [--runners ...] [--jobs J] [--seed S] [--db dlfuzz.db]
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/campaign.h"
+#include "cli/evaluate.h"
+#include "cli/commands.h"
+#include "runners/executor.h"
+#include "runners/runner.h"
+
+namespace dlfuzz::cli {
+
+namespace {
+// "90", "90s", "10m", "2h" -> seconds; -1 if malformed.
+double parse_duration(const std::string& s) {
+  if (s.empty()) return -1;
+  char unit = s.back();
+  double mult = unit == 'h' ? 3600 : unit == 'm' ? 60 : 1;
+  std::string num = std::isdigit(static_cast<unsigned char>(unit)) ? s : s.substr(0, s.size() - 1);
+  try {
+    size_t used;
+    double v = std::stod(num, &used);
+    return used == num.size() && v >= 0 ? v * mult : -1;
+  } catch (...) {
+    return -1;
+  }
+}
+}  // namespace
+
+const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,inductor,aot-eager";
+
+void add_fuzz(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");
+  struct Opts {
+    std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db";
+    int64_t programs = 0;
+    int jobs = 2, timeout = 30;
+    uint64_t seed = 1;
+    bool no_progress = false, no_recheck = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("--time", o->time, "time budget: 90s, 10m, 2h");
+  cmd->add_option("--programs", o->programs, "number of programs")->check(CLI::NonNegativeNumber);
+  auto* runners_opt = cmd->add_option("--runners", o->runners,
+                  "runners under test; references (eager, eager64, py-eager, py-eager64) are added as needed")
+      ->capture_default_str();
+  cmd->add_option("--jobs", o->jobs, "parallel lanes (one is the PyTorch 2.x lane when its runners are chosen)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "first seed")->capture_default_str();
+  cmd->add_option("--db", o->db, "SQLite bug store")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout, "seconds one runner may take on one program")->capture_default_str();
+  cmd->add_flag("--no-progress", o->no_progress, "no live progress line");
+  cmd->add_flag("--no-recheck", o->no_recheck, "do not rerun findings to mark flaky ones");
+  cmd->callback([o, action, runners_opt] {
+    *action = [o, runners_opt]() -> int {
+      CampaignOptions c;
+      if (runners_opt->count() == 0 && default_executor_options().python.empty()) {
+        std::cerr << "dlfuzz fuzz: no PyTorch 2.x in .venv (scripts/setup.sh installs it): fuzzing LibTorch only\n";
+        o->runners = "ts,ts-nnc,ts-legacy,frozen";
+      }
+      if (!o->time.empty()) {
+        c.seconds = parse_duration(o->time);
+        if (c.seconds < 0) {
+          std::cerr << "dlfuzz fuzz: --time '" << o->time << "' is not a duration (90s, 10m, 2h)\n";
+          return kExitUsage;
+        }
+      }
+      c.programs = o->programs;
+      if (c.seconds <= 0 && c.programs <= 0) c.seconds = 60;
+      for (const auto& name : CLI::detail::split(o->runners, ',')) {
+        if (!is_python_runner(name) && !make_runner(name)) {
+          std::cerr << fmt::format("dlfuzz fuzz: unknown runner '{}' (known: {}, {})\n", name,
+                                   fmt::join(runner_names(), ", "), fmt::join(python_runner_names(), ", "));
+          return kExitUsage;
+        }
+        c.runners.push_back(name);
+      }
+      c.jobs = o->jobs;
+      c.seed = o->seed;
+      c.db = o->db;
+      c.timeout_ms = o->timeout * 1000;
+      c.progress = !o->no_progress;
+      c.recheck = !o->no_recheck;
+      return run_campaign(c);
+    };
+  });
+}
+
+}  // namespace dlfuzz::cli

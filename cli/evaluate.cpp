@@ -1,0 +1,82 @@
+#include "cli/evaluate.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "oracles/numeric_oracle.h"
+#include "oracles/status_oracle.h"
+
+#ifndef DLFUZZ_SOURCE_DIR
+#define DLFUZZ_SOURCE_DIR "."
+#endif
+
+namespace dlfuzz {
+
+namespace {
+std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test) {
+  if (auto f = check_status(ref, test)) return f;
+  return check_numeric(ref, test, fp64 && fp64->ok() ? fp64 : nullptr);
+}
+}  // namespace
+
+ExecutorOptions default_executor_options() {
+  ExecutorOptions o;
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  o.dlfuzz_binary = n > 0 ? std::string(buf, n) : "dlfuzz";
+  std::string python = std::getenv("DLFUZZ_PYTHON") ? std::getenv("DLFUZZ_PYTHON") : "";
+  if (python.empty() && std::filesystem::exists(std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python"))
+    python = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
+  o.python = python;
+  o.python_worker = std::string(DLFUZZ_SOURCE_DIR) + "/runners/python/worker.py";
+  return o;
+}
+
+Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::string>& test_runners, bool recheck) {
+  Evaluation ev;
+  std::vector<std::string> order, tests;
+  for (const auto& t : test_runners) {
+    if (!runner_supports(t, p)) {
+      ev.skipped.push_back(t);
+      continue;
+    }
+    tests.push_back(t);
+    for (const auto& ref : {reference_of(t), fp64_reference_of(t)})
+      if (std::find(order.begin(), order.end(), ref) == order.end()) order.push_back(ref);
+  }
+  size_t n_refs = order.size();
+  order.insert(order.end(), tests.begin(), tests.end());
+  if (tests.empty()) return ev;
+  ev.results = ex.run(p, order);
+  std::map<std::string, const RunResult*> by_name;
+  for (const auto& r : ev.results) by_name.emplace(r.runner, &r);
+  std::set<std::string> versions;
+  for (const auto& r : ev.results)
+    if (!r.versions.empty()) versions.insert(r.versions);
+  for (const auto& v : versions) ev.versions += (ev.versions.empty() ? "" : "; ") + v;
+  for (size_t i = 0; i < n_refs; ++i)
+    if (!ev.results[i].ok() && (ev.results[i].runner == "eager" || ev.results[i].runner == "py-eager"))
+      ev.reference_failures.push_back(ev.results[i].runner + ": " + ev.results[i].error.substr(0, 200));
+  for (size_t i = n_refs; i < ev.results.size(); ++i) {
+    const RunResult& test = ev.results[i];
+    const RunResult* ref = by_name[reference_of(test.runner)];
+    const RunResult* fp64 = by_name[fp64_reference_of(test.runner)];
+    if (!ref || !ref->ok()) continue;  // the program is invalid for this PyTorch, not a finding
+    auto f = judge(*ref, fp64, test);
+    if (!f) continue;
+    if (recheck) {
+      auto again = ex.run(p, {test.runner});
+      auto f2 = judge(*ref, fp64, again.at(0));
+      if (!f2 || f2->signature() != f->signature()) f->flaky = true;
+    }
+    ev.findings.push_back(*f);
+  }
+  return ev;
+}
+
+}  // namespace dlfuzz

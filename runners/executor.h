@@ -1,0 +1,43 @@
+// Runs a program through any mix of runners, each in its crash-isolated
+// worker: in-process LibTorch runners in a `dlfuzz worker` process, PyTorch 2.x
+// runners in the Python worker. Results come back in the order asked for.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runners/worker_client.h"
+
+namespace dlfuzz {
+
+struct ExecutorOptions {
+  std::string dlfuzz_binary;  // for `dlfuzz worker`
+  std::string python;         // interpreter with PyTorch 2.x ("" = no Python runners)
+  std::string python_worker;  // runners/python/worker.py
+  int timeout_ms = 30000;     // per runner
+  size_t memory_mb = 4096;    // address-space limit of the C++ worker
+  int warmup = 3;
+};
+
+// Runners served by the Python worker.
+bool is_python_runner(const std::string& name);
+const std::vector<std::string>& python_runner_names();
+// The reference runners a test runner is compared with: eager and its float64
+// twin from the same PyTorch.
+std::string reference_of(const std::string& runner);
+std::string fp64_reference_of(const std::string& runner);
+// False where a path does not apply (freezing or AOTInductor of training programs).
+bool runner_supports(const std::string& runner, const Program& p);
+
+class Executor {
+ public:
+  explicit Executor(ExecutorOptions opt);
+  std::vector<RunResult> run(const Program& p, const std::vector<std::string>& runners);
+  int restarts() const;
+
+ private:
+  ExecutorOptions opt_;
+  std::unique_ptr<WorkerProcess> native_, python_;
+};
+
+}  // namespace dlfuzz

@@ -1,0 +1,127 @@
+// The SQLite bug store: dedup by signature, durability under SIGKILL, and
+// clear refusals of corrupt or newer databases that leave them untouched.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "triage/store.h"
+
+namespace dlfuzz {
+
+namespace {
+namespace fs = std::filesystem;
+
+std::string temp_db(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / "dlfuzz_store_test";
+  fs::create_directories(dir);
+  std::string p = (dir / name).string();
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p + suffix);
+  return p;
+}
+
+Finding finding(const std::string& test_runner, const std::string& error) {
+  Finding f;
+  f.oracle = "status";
+  f.ref_runner = "eager";
+  f.test_runner = test_runner;
+  f.stage = "run";
+  f.error_text = normalize_error(error);
+  f.detail = error;
+  return f;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TEST(Store, DeduplicatesBySignature) {
+  std::string path = temp_db("dedup.db");
+  Store s(path);
+  int64_t c = s.begin_campaign("{}", "torch test");
+  std::string prog = s.add_program("dlfuzz 1 seed=1\n", 1, 3);
+  EXPECT_EQ(s.add_program("dlfuzz 1 seed=1\n", 1, 3), prog) << "same text, same hash";
+  bool fresh = false;
+  int64_t a = s.add_finding(c, prog, finding("ts-nnc", "size 3 does not match 4"), "v", &fresh);
+  EXPECT_TRUE(fresh);
+  int64_t b = s.add_finding(c, prog, finding("ts-nnc", "size 7 does not match 9"), "v", &fresh);
+  EXPECT_FALSE(fresh);
+  EXPECT_EQ(a, b) << "numbers are normalized away";
+  int64_t other = s.add_finding(c, prog, finding("frozen", "size 3 does not match 4"), "v", &fresh);
+  EXPECT_NE(a, other) << "another runner is another bug";
+  auto bugs = s.bugs();
+  ASSERT_EQ(bugs.size(), 2u);
+  EXPECT_EQ(bugs[0].hits, 2);
+  EXPECT_EQ(s.count("findings"), 3);
+}
+
+TEST(Store, SigkillLosesNothingCommitted) {
+  std::string path = temp_db("kill.db");
+  { Store s(path); }
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(pipefd[0]);
+    Store s(path);
+    int64_t c = s.begin_campaign("{}", "v");
+    for (int i = 0;; ++i) {
+      std::string prog = s.add_program("program " + std::to_string(i), i, 1);
+      s.add_finding(c, prog, finding("r" + std::to_string(i % 7), "error " + std::to_string(i)), "v");
+      char byte = 1;
+      if (write(pipefd[1], &byte, 1) != 1) _exit(1);  // reported only after the commit
+    }
+  }
+  close(pipefd[1]);
+  int reported = 0;
+  char buf[64];
+  while (reported < 50) {
+    ssize_t k = read(pipefd[0], buf, sizeof buf);
+    ASSERT_GT(k, 0);
+    reported += static_cast<int>(k);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  close(pipefd[0]);
+  Store reopened(path);
+  EXPECT_GE(reopened.count("findings"), reported);
+  EXPECT_EQ(reopened.bugs().size(), 7u);
+  auto check = reopened.db().prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(check.step());
+  EXPECT_EQ(check.column_text(0), "ok");
+}
+
+TEST(Store, CorruptFileIsRefusedAndLeftAlone) {
+  std::string path = temp_db("corrupt.db");
+  std::ofstream(path) << std::string(8192, 'x');
+  std::string before = slurp(path);
+  try {
+    Store s(path);
+    FAIL() << "opened a corrupt file";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(path), before);
+}
+
+TEST(Store, NewerSchemaIsRefused) {
+  std::string path = temp_db("newer.db");
+  { Store s(path); s.db().exec("UPDATE meta SET value = '99' WHERE key = 'schema_version'"); }
+  try {
+    Store s(path);
+    FAIL() << "opened a newer schema";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,81 @@
+#include "triage/sqlite.h"
+
+namespace dlfuzz {
+
+Statement::Statement(sqlite3* db, const std::string& sql) : db_(db) {
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK)
+    throw StoreError(std::string(sqlite3_errmsg(db)) + " (in: " + sql.substr(0, 60) + ")");
+}
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement& Statement::bind(int i, const std::string& v) {
+  sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+Statement& Statement::bind(int i, int64_t v) {
+  sqlite3_bind_int64(stmt_, i, v);
+  return *this;
+}
+Statement& Statement::bind(int i, double v) {
+  sqlite3_bind_double(stmt_, i, v);
+  return *this;
+}
+Statement& Statement::bind_null(int i) {
+  sqlite3_bind_null(stmt_, i);
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  throw StoreError(sqlite3_errmsg(db_));
+}
+void Statement::run() {
+  while (step()) {
+  }
+}
+int64_t Statement::column_int(int i) { return sqlite3_column_int64(stmt_, i); }
+double Statement::column_double(int i) { return sqlite3_column_double(stmt_, i); }
+std::string Statement::column_text(int i) {
+  const unsigned char* t = sqlite3_column_text(stmt_, i);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
+bool Statement::column_is_null(int i) { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
+
+Database::Database(const std::string& path, bool create) : path_(path) {
+  int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw StoreError(path + ": " + msg);
+  }
+  sqlite3_busy_timeout(db_, 10000);  // shards and readers may hold the lock briefly
+}
+Database::~Database() { sqlite3_close(db_); }
+
+void Database::exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw StoreError(path_ + ": " + msg);
+  }
+}
+
+Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::~Transaction() {
+  if (!done_) {
+    try {
+      db_.exec("ROLLBACK");
+    } catch (...) {
+    }
+  }
+}
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  done_ = true;
+}
+
+}  // namespace dlfuzz

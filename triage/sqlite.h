@@ -1,0 +1,69 @@
+// A thin RAII wrapper over SQLite's C API: a connection and prepared
+// statements. Errors throw StoreError with SQLite's message.
+#pragma once
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace dlfuzz {
+
+struct StoreError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql);
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, const std::string& v);
+  Statement& bind(int i, int64_t v);
+  Statement& bind(int i, double v);
+  Statement& bind_null(int i);
+  bool step();  // true while a row is available
+  void run();   // step to completion
+  int64_t column_int(int i);
+  double column_double(int i);
+  std::string column_text(int i);
+  bool column_is_null(int i);
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class Database {
+ public:
+  // Opens (creating if allowed) the file; throws StoreError naming it.
+  Database(const std::string& path, bool create);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  void exec(const std::string& sql);
+  Statement prepare(const std::string& sql) { return Statement(db_, sql); }
+  int64_t last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+// Runs a transaction: commits when the scope ends normally, rolls back on throw.
+class Transaction {
+ public:
+  explicit Transaction(Database& db);
+  ~Transaction();
+  void commit();
+
+ private:
+  Database& db_;
+  bool done_ = false;
+};
+
+}  // namespace dlfuzz

@@ -1,0 +1,201 @@
+#include "triage/store.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <ctime>
+
+namespace dlfuzz {
+
+namespace {
+const char* kSchemaV1 = R"SQL(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE campaigns(
+  id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, ended_at TEXT, host TEXT,
+  config TEXT, versions TEXT, programs INTEGER NOT NULL DEFAULT 0, findings INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE programs(
+  hash TEXT PRIMARY KEY, text TEXT NOT NULL, seed INTEGER, nodes INTEGER, first_seen TEXT NOT NULL);
+CREATE TABLE bugs(
+  id INTEGER PRIMARY KEY, signature TEXT NOT NULL UNIQUE, status TEXT NOT NULL DEFAULT 'new',
+  title TEXT, kind TEXT, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL, hits INTEGER NOT NULL DEFAULT 0,
+  example_program TEXT REFERENCES programs(hash), reduced_program TEXT REFERENCES programs(hash));
+CREATE TABLE findings(
+  id INTEGER PRIMARY KEY, campaign_id INTEGER REFERENCES campaigns(id), bug_id INTEGER REFERENCES bugs(id),
+  program_hash TEXT REFERENCES programs(hash), oracle TEXT NOT NULL, ref_runner TEXT, test_runner TEXT,
+  stage TEXT, detail TEXT, signature TEXT NOT NULL, kind TEXT NOT NULL, flaky INTEGER NOT NULL DEFAULT 0,
+  versions TEXT, found_at TEXT NOT NULL);
+CREATE INDEX findings_bug ON findings(bug_id);
+CREATE TABLE throughput(
+  campaign_id INTEGER REFERENCES campaigns(id), at TEXT NOT NULL, programs INTEGER, findings INTEGER,
+  unique_bugs INTEGER);
+)SQL";
+}  // namespace
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string Store::hash_text(const std::string& text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  return fmt::format("{:016x}", h);
+}
+
+Store::Store(const std::string& path) : db_(std::make_unique<Database>(path, true)) { migrate(); }
+
+void Store::migrate() {
+  // Read before writing anything: a file that is not a database, or a newer
+  // schema, must be left untouched.
+  int64_t tables;
+  try {
+    auto st = db_->prepare("SELECT count(*) FROM sqlite_master");
+    st.step();
+    tables = st.column_int(0);
+  } catch (const StoreError& e) {
+    throw StoreError(db_->path() + ": not a readable dlfuzz database (" + e.what() + ")");
+  }
+  if (tables == 0) {
+    db_->exec("PRAGMA journal_mode=WAL");
+    Transaction tx(*db_);
+    db_->exec(kSchemaV1);
+    db_->prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?)").bind(1, std::to_string(kSchemaVersion)).run();
+    tx.commit();
+    return;
+  }
+  int version = 0;
+  try {
+    auto st = db_->prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+    if (st.step()) version = std::stoi(st.column_text(0));
+  } catch (const std::exception&) {
+    throw StoreError(db_->path() + ": not a dlfuzz database (no schema_version)");
+  }
+  if (version > kSchemaVersion)
+    throw StoreError(fmt::format("{}: schema version {} is newer than this dlfuzz understands ({})", db_->path(),
+                                 version, kSchemaVersion));
+  if (version < 1) throw StoreError(db_->path() + ": not a dlfuzz database (bad schema_version)");
+  auto check = db_->prepare("PRAGMA quick_check");
+  if (!check.step() || check.column_text(0) != "ok")
+    throw StoreError(db_->path() + ": database is corrupt (" + check.column_text(0) + ")");
+  db_->exec("PRAGMA journal_mode=WAL");
+  // Future versions migrate here, one step per version, each in a transaction.
+}
+
+int64_t Store::begin_campaign(const std::string& config_json, const std::string& versions) {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  db_->prepare("INSERT INTO campaigns(started_at, host, config, versions) VALUES(?,?,?,?)")
+      .bind(1, now_utc())
+      .bind(2, std::string(host))
+      .bind(3, config_json)
+      .bind(4, versions)
+      .run();
+  return db_->last_insert_id();
+}
+
+void Store::end_campaign(int64_t campaign, int64_t programs, int64_t findings) {
+  db_->prepare("UPDATE campaigns SET ended_at = ?, programs = ?, findings = ? WHERE id = ?")
+      .bind(1, now_utc())
+      .bind(2, programs)
+      .bind(3, findings)
+      .bind(4, campaign)
+      .run();
+}
+
+void Store::sample_throughput(int64_t campaign, int64_t programs, int64_t findings, int64_t unique_bugs) {
+  db_->prepare("INSERT INTO throughput(campaign_id, at, programs, findings, unique_bugs) VALUES(?,?,?,?,?)")
+      .bind(1, campaign)
+      .bind(2, now_utc())
+      .bind(3, programs)
+      .bind(4, findings)
+      .bind(5, unique_bugs)
+      .run();
+  db_->prepare("UPDATE campaigns SET programs = ?, findings = ? WHERE id = ?")
+      .bind(1, programs)
+      .bind(2, findings)
+      .bind(3, campaign)
+      .run();
+}
+
+std::string Store::add_program(const std::string& text, uint64_t seed, int nodes) {
+  std::string hash = hash_text(text);
+  db_->prepare("INSERT OR IGNORE INTO programs(hash, text, seed, nodes, first_seen) VALUES(?,?,?,?,?)")
+      .bind(1, hash)
+      .bind(2, text)
+      .bind(3, static_cast<int64_t>(seed))
+      .bind(4, static_cast<int64_t>(nodes))
+      .bind(5, now_utc())
+      .run();
+  return hash;
+}
+
+int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, const Finding& f,
+                           const std::string& versions, bool* new_bug) {
+  Transaction tx(*db_);
+  std::string sig = f.signature(), now = now_utc();
+  const char* kind = f.kind == FindingKind::performance ? "performance" : "correctness";
+  int64_t bug = -1;
+  {
+    auto st = db_->prepare("SELECT id FROM bugs WHERE signature = ?");
+    st.bind(1, sig);
+    if (st.step()) bug = st.column_int(0);
+  }
+  if (new_bug) *new_bug = bug < 0;
+  if (bug < 0) {
+    std::string title = fmt::format("{}: {} vs {} at {}{}", f.oracle, f.test_runner, f.ref_runner, f.stage,
+                                    f.error_text.empty() ? "" : " (" + f.error_text.substr(0, 80) + ")");
+    db_->prepare("INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, example_program) "
+                 "VALUES(?,?,?,?,?,?,0,?)")
+        .bind(1, sig)
+        .bind(2, std::string(f.flaky ? "flaky" : "new"))
+        .bind(3, title)
+        .bind(4, std::string(kind))
+        .bind(5, now)
+        .bind(6, now)
+        .bind(7, program_hash)
+        .run();
+    bug = db_->last_insert_id();
+  }
+  db_->prepare("UPDATE bugs SET hits = hits + 1, last_seen = ? WHERE id = ?").bind(1, now).bind(2, bug).run();
+  db_->prepare("INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
+               "signature, kind, flaky, versions, found_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+      .bind(1, campaign)
+      .bind(2, bug)
+      .bind(3, program_hash)
+      .bind(4, f.oracle)
+      .bind(5, f.ref_runner)
+      .bind(6, f.test_runner)
+      .bind(7, f.stage)
+      .bind(8, f.detail)
+      .bind(9, sig)
+      .bind(10, std::string(kind))
+      .bind(11, static_cast<int64_t>(f.flaky))
+      .bind(12, versions)
+      .bind(13, now)
+      .run();
+  db_->prepare("UPDATE campaigns SET findings = findings + 1 WHERE id = ?").bind(1, campaign).run();
+  tx.commit();
+  return bug;
+}
+
+std::vector<BugRow> Store::bugs() {
+  std::vector<BugRow> rows;
+  auto st = db_->prepare(
+      "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program FROM bugs ORDER BY id");
+  while (st.step())
+    rows.push_back({st.column_int(0), st.column_text(1), st.column_text(2), st.column_text(3), st.column_text(4),
+                    st.column_text(5), st.column_text(6), st.column_text(8), st.column_int(7)});
+  return rows;
+}
+
+int64_t Store::count(const std::string& table) {
+  auto st = db_->prepare("SELECT count(*) FROM " + table);
+  st.step();
+  return st.column_int(0);
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,53 @@
+// The bug store: campaigns, programs (by content hash), findings, bugs (one per
+// signature) and throughput samples, in one SQLite file (WAL mode). Each
+// finding is committed in its own transaction the moment it is recorded, so a
+// killed campaign loses nothing it reported. The schema is in README.md.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oracles/finding.h"
+#include "triage/sqlite.h"
+
+namespace dlfuzz {
+
+constexpr int kSchemaVersion = 1;
+
+struct BugRow {
+  int64_t id;
+  std::string signature, status, title, kind, first_seen, last_seen, example_program;
+  int64_t hits;
+};
+
+class Store {
+ public:
+  // Opens or creates the store. A corrupt file, a file that is not a dlfuzz
+  // store, or one written by a newer schema throws StoreError and is left as is.
+  explicit Store(const std::string& path);
+
+  int64_t begin_campaign(const std::string& config_json, const std::string& versions);
+  void end_campaign(int64_t campaign, int64_t programs, int64_t findings);
+  void sample_throughput(int64_t campaign, int64_t programs, int64_t findings, int64_t unique_bugs);
+
+  // Stores the program (once per content hash) and returns its hash.
+  std::string add_program(const std::string& text, uint64_t seed, int nodes);
+  // Records a finding and folds it into its bug; returns the bug id. Returns
+  // whether the bug is new through *new_bug.
+  int64_t add_finding(int64_t campaign, const std::string& program_hash, const Finding& f,
+                      const std::string& versions, bool* new_bug = nullptr);
+
+  std::vector<BugRow> bugs();
+  int64_t count(const std::string& table);
+  Database& db() { return *db_; }
+
+  static std::string hash_text(const std::string& text);
+
+ private:
+  void migrate();
+  std::unique_ptr<Database> db_;
+};
+
+std::string now_utc();  // "2026-11-30T02:03:08Z"
+
+}  // namespace dlfuzz
