@@ -105,10 +105,13 @@ def run(fn):
         for step in range(steps):
             for p in params:
                 p.grad = None
-            outs = fn(*inputs)
+            outs = fn(*[x if x.requires_grad else x.clone() for x in inputs])
             loss = outs[-1]
             result["losses"].append(loss.item())
             loss.backward()
+            for p in params:  # all-zero gradients count as none, as in dlfuzz's C++ runners
+                if p.grad is not None and not bool(p.grad.any()):
+                    p.grad = None
             if step == steps - 1:
                 result["outputs"] = [o.detach() for o in outs[:-1]]
                 result["grads"] = [p.grad for p in params]

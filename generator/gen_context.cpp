@@ -269,6 +269,14 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
     }
     if (spec && spec->saves_output) saved_roots_.insert(root_[o]);
   }
+  // A loop or branch may yield one of its inputs unchanged: its outputs may
+  // alias them, so neither side is written in place.
+  if (n.op == "loop" || n.op == "if") {
+    for (int v : ins) no_write_.insert(v), no_write_.insert(root_[v]);
+    for (const auto& b : n.blocks)
+      for (int y : b.yields) no_write_.insert(y), no_write_.insert(root_[y]);
+    for (int o : n.outputs) no_write_.insert(o);
+  }
   if (spec && spec->inplace && !ins.empty()) {
     int base = root_[ins[0]];
     if (param_fed) from_param_.insert(base);

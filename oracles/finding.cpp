@@ -4,8 +4,21 @@
 
 namespace dlfuzz {
 
+namespace {
+// TorchScript wraps the real error after a traceback; keep the line that says
+// what failed ("RuntimeError: ..."), not the generic first one.
+std::string key_line(const std::string& text) {
+  std::string first = text.substr(0, text.find('\n'));
+  if (text.find("The following operation failed in the TorchScript interpreter") == std::string::npos) return first;
+  size_t end = text.find_last_not_of("\n ");
+  if (end == std::string::npos) return first;
+  size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+}  // namespace
+
 std::string normalize_error(const std::string& text) {
-  std::string s = text.substr(0, text.find('\n'));
+  std::string s = key_line(text);
   static const std::regex hex("0x[0-9a-fA-F]+");
   static const std::regex path("(/[A-Za-z0-9_.+-]+)+");
   static const std::regex num("-?[0-9]+(\\.[0-9]+)?(e[-+]?[0-9]+)?");

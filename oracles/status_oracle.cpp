@@ -15,7 +15,9 @@ std::optional<Finding> check_status(const RunResult& ref, const RunResult& test)
   f.error_text = std::string(status_name(failed.status)) + ": " + normalize_error(failed.error);
   f.detail = fmt::format("{} {} at {} ({} was ok): {}", failed.runner, status_name(failed.status),
                          stage_name(failed.stage), test.ok() ? test.runner : ref.runner,
-                         failed.error.substr(0, failed.error.find('\n')));
+                         normalize_error(failed.error) == normalize_error(failed.error.substr(0, failed.error.find('\n')))
+                             ? failed.error.substr(0, failed.error.find('\n'))
+                             : failed.error.substr(0, 2000));
   return f;
 }
 

@@ -66,18 +66,33 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
     r.setup_ms = ms_since(t0);
     t0 = std::chrono::steady_clock::now();
     size_t n_out = p.body.yields.size();
+    // Every call gets fresh copies of the data inputs: a program that writes
+    // to an input (through an alias) must not see its own earlier writes.
+    auto call = [&]() {
+      std::vector<at::Tensor> fresh = inputs;
+      for (size_t i = 0; i < fresh.size(); ++i)
+        if (!fresh[i].requires_grad()) fresh[i] = fresh[i].clone();
+      return forward(fresh);
+    };
+    // A parameter whose gradient is all zeros gets none, in every runner alike:
+    // compiled autograd materializes zeros where eager leaves None, and the
+    // optimizer treats the two differently (weight decay, momentum).
+    auto normalize_grads = [&]() {
+      for (auto& w : params)
+        if (w.grad().defined() && !w.grad().any().item<bool>()) w.mutable_grad().reset();
+    };
     if (!p.is_training()) {
       at::NoGradGuard no_grad;
       r.stage = Stage::run;
       std::vector<at::Tensor> outs;
-      for (int i = 0; i <= opt.warmup; ++i) outs = forward(inputs);
+      for (int i = 0; i <= opt.warmup; ++i) outs = call();
       for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs.at(i)));
     } else {
       const TrainStep& s = *p.train;
       // Warm-up: forward and backward, gradients discarded, parameters untouched.
       for (int i = 0; i < opt.warmup; ++i) {
         r.stage = Stage::run;
-        auto outs = forward(inputs);
+        auto outs = call();
         r.stage = Stage::backward;
         outs.at(n_out).backward();
         for (auto& w : params) w.mutable_grad().reset();
@@ -86,11 +101,12 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
       for (int step = 0; step < s.steps; ++step) {
         for (auto& w : params) w.mutable_grad().reset();  // unused params get no update
         r.stage = Stage::run;
-        auto outs = forward(inputs);
+        auto outs = call();
         at::Tensor loss = outs.at(n_out);
         r.losses.push_back(loss.item<double>());
         r.stage = Stage::backward;
         loss.backward();
+        normalize_grads();
         if (step == s.steps - 1) {
           for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs[i]));
           for (auto& w : params) r.grads.push_back(to_host(w.grad()));
