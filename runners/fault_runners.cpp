@@ -3,6 +3,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -33,8 +34,9 @@ class FaultRunner : public Runner {
     if (name_ == "fault-hang")
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     if (name_ == "fault-oom") {
-      std::vector<std::vector<char>> hog;
-      for (;;) hog.emplace_back(size_t(64) << 20, 1);
+      // Address space, not pages: the worker's RLIMIT_AS stops it in milliseconds.
+      std::vector<std::unique_ptr<char[]>> hog;
+      for (;;) hog.emplace_back(new char[size_t(256) << 20]);
     }
     RunResult r = EagerRunner(false).run(p, cfg);
     r.runner = name_;
