@@ -28,7 +28,7 @@ double parse_duration(const std::string& s) {
 }
 }  // namespace
 
-const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,inductor,aot-eager";
+const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,aot-eager";
 
 void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");
@@ -56,9 +56,15 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   cmd->callback([o, action, runners_opt] {
     *action = [o, runners_opt]() -> int {
       CampaignOptions c;
-      if (runners_opt->count() == 0 && default_executor_options().python.empty()) {
-        std::cerr << "dlfuzz fuzz: no PyTorch 2.x in .venv (scripts/setup.sh installs it): fuzzing LibTorch only\n";
-        o->runners = "ts,ts-nnc,ts-legacy,frozen";
+      if (runners_opt->count() == 0) {
+        // The defaults are what this installation has: `static` needs its
+        // headers at build time, the PyTorch 2.x runners need .venv.
+        bool python = !default_executor_options().python.empty();
+        if (!python) std::cerr << "dlfuzz fuzz: no PyTorch 2.x in .venv (scripts/setup.sh installs it): fuzzing LibTorch only\n";
+        std::vector<std::string> keep;
+        for (const auto& name : CLI::detail::split(kDefaultFuzzRunners, ','))
+          if (is_python_runner(name) ? python : make_runner(name) != nullptr) keep.push_back(name);
+        o->runners = fmt::format("{}", fmt::join(keep, ","));
       }
       if (!o->time.empty()) {
         c.seconds = parse_duration(o->time);

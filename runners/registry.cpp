@@ -8,6 +8,9 @@
 #include "runners/fault_runners.h"
 #include "runners/frozen_runner.h"
 #include "runners/torchscript_runner.h"
+#ifdef DLFUZZ_HAVE_STATIC_RUNTIME
+#include "runners/static_runner.h"
+#endif
 #include "runners/runner.h"
 
 #ifndef DLFUZZ_TORCH_FLAVOR
@@ -25,6 +28,9 @@ const std::map<std::string, std::function<std::unique_ptr<Runner>()>>& table() {
       {"ts-nnc", [] { return std::make_unique<TorchScriptRunner>("ts-nnc", JitSettings{true, true}); }},
       {"ts-legacy", [] { return std::make_unique<TorchScriptRunner>("ts-legacy", JitSettings{false, false}); }},
       {"frozen", [] { return std::make_unique<FrozenRunner>(); }},
+#ifdef DLFUZZ_HAVE_STATIC_RUNTIME
+      {"static", [] { return std::make_unique<StaticRunner>(); }},
+#endif
   };
   return t;
 }

@@ -38,6 +38,7 @@ struct RunResult {
   std::vector<HostTensor> grads;    // one per param, last step
   std::vector<HostTensor> params;   // one per param, after the last step
   double setup_ms = 0, run_ms = 0;
+  double total_ms = 0;  // the whole run() call, measured by the worker
   std::string versions;             // e.g. "torch 1.13.1 (debian)"
 
   bool ok() const { return status == RunStatus::ok; }

@@ -91,7 +91,7 @@ std::string encode_result(const RunResult& r) {
   std::string blob;
   nlohmann::json j = {{"runner", r.runner},     {"status", status_name(r.status)}, {"stage", stage_name(r.stage)},
                       {"error", r.error},       {"losses", r.losses},              {"setup_ms", r.setup_ms},
-                      {"run_ms", r.run_ms},     {"versions", r.versions}};
+                      {"run_ms", r.run_ms},     {"total_ms", r.total_ms}, {"versions", r.versions}};
   for (const char* key : {"outputs", "grads", "params"}) j[key] = nlohmann::json::array();
   for (const auto& t : r.outputs) j["outputs"].push_back(tensor_meta(t, blob));
   for (const auto& t : r.grads) j["grads"].push_back(tensor_meta(t, blob));
@@ -121,6 +121,7 @@ RunResult decode_result(const std::string& payload) {
   for (const auto& l : j.at("losses")) r.losses.push_back(l.is_null() ? NAN : l.get<double>());
   r.setup_ms = j.value("setup_ms", 0.0);
   r.run_ms = j.value("run_ms", 0.0);
+  r.total_ms = j.value("total_ms", 0.0);
   r.versions = j.value("versions", "");
   for (const auto& t : j.at("outputs")) r.outputs.push_back(tensor_from(t, payload, base));
   for (const auto& t : j.at("grads")) r.grads.push_back(tensor_from(t, payload, base));

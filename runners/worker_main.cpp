@@ -2,6 +2,8 @@
 
 #include <ATen/Parallel.h>
 
+#include <chrono>
+
 #include "generator/dlf.h"
 #include "runners/program_driver.h"
 #include "runners/runner.h"
@@ -37,8 +39,10 @@ int worker_main() {
           r.stage = Stage::setup;
           r.error = "unknown runner " + n;
         } else {
+          auto t0 = std::chrono::steady_clock::now();
           try {
             r = runner->run(parsed.program, cfg);
+            r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
           } catch (...) {  // runners return failures as data; this is the backstop
             record_exception(r);
           }

@@ -39,6 +39,31 @@ then
   .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
 fi
 
+# Static Runtime's headers: libtorch-dev ships its symbols but not its headers.
+# Take them from Debian's source package (orig tarball), through a private
+# deb-src list so the system's apt configuration stays untouched.
+SR_DIR=.deps/static-runtime
+if [[ ! -f $SR_DIR/include/torch/csrc/jit/runtime/static/impl.h ]]; then
+  echo "setup: fetching Static Runtime headers from Debian's pytorch source package"
+  work=$(mktemp -d)
+  mkdir -p "$work/lists/partial" "$work/dl"
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
+    > "$work/sources.list"
+  apt_src=(-o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
+           -o Dir::State::Lists="$work/lists")
+  apt-get "${apt_src[@]}" update -qq >/dev/null 2>&1 || true
+  # Only the orig tarball is needed; a missing debian.tar is not an error here.
+  (cd "$work/dl" && apt-get "${apt_src[@]}" source --download-only pytorch >/dev/null 2>&1) || true
+  orig=$(ls "$work"/dl/pytorch_*.orig.tar.* 2>/dev/null | head -1 || true)
+  if [[ -n $orig ]]; then
+    mkdir -p "$SR_DIR/include"
+    tar -xf "$orig" -C "$SR_DIR/include" --strip-components=1 --wildcards '*/torch/csrc/jit/runtime/static/*.h'
+  else
+    echo "setup: could not fetch Debian's pytorch source package: building without the 'static' runner"
+  fi
+  rm -rf "$work"
+fi
+
 # Build (Debian's LibTorch by default; DLFUZZ_TORCH=pip builds against the wheel).
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLFUZZ_TORCH="${DLFUZZ_TORCH:-debian}" >/dev/null
 cmake --build build -j2

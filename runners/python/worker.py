@@ -89,7 +89,8 @@ def tensor_meta(t, blob):
 
 def encode(result):
     blob = bytearray()
-    header = {k: result[k] for k in ("runner", "status", "stage", "error", "losses", "setup_ms", "run_ms", "versions")}
+    header = {k: result[k] for k in ("runner", "status", "stage", "error", "losses", "setup_ms", "run_ms", "total_ms",
+                                      "versions")}
     for key in ("outputs", "grads", "params"):
         header[key] = [tensor_meta(t, blob) for t in result.get(key, [])]
     meta = json.dumps(header).encode()
@@ -147,7 +148,7 @@ def stage_of(exc, tb_text):
 
 def run_one(runner, source, warmup):
     result = {"runner": runner, "status": "ok", "stage": "none", "error": "", "losses": [], "setup_ms": 0.0,
-              "run_ms": 0.0, "versions": VERSION, "outputs": [], "grads": [], "params": []}
+              "run_ms": 0.0, "total_ms": 0.0, "versions": VERSION, "outputs": [], "grads": [], "params": []}
     t0 = time.perf_counter()
     stage = "setup"
     try:
@@ -176,6 +177,7 @@ def run_one(runner, source, warmup):
         status = "oom" if "out of memory" in text.lower() else "exception"
         result.update(status=status, stage=stage_of(e, tb) if stage == "run" else stage, error=text)
     finally:
+        result["total_ms"] = (time.perf_counter() - t0) * 1000
         torch.set_default_dtype(torch.float32)
         torch._dynamo.reset()
     return result

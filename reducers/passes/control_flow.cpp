@@ -1,0 +1,71 @@
+// Flatten control flow. Per `if`: take the then side, or the else side.
+// Per `loop`: replace it by its carried inputs (zero trips), by its body run
+// once (inlined), or keep it with a trip count of 1.
+#include <map>
+
+#include "reducers/pass.h"
+#include "reducers/rewrite.h"
+
+namespace dlfuzz::reduce {
+
+namespace {
+enum class Cut { keep, carry, inline_body, one_trip, then_side, else_side };
+
+struct Flatten {
+  std::map<const Node*, Cut> cut;
+  std::map<int, int> to;  // value substitutions, applied at the end
+
+  void block(Block& b) {
+    std::vector<Node> out;
+    for (auto& n : b.nodes) {
+      for (auto& inner : n.blocks) block(inner);
+      Cut c = cut.count(&n) ? cut.at(&n) : Cut::keep;
+      if (c == Cut::keep) {
+        out.push_back(std::move(n));
+      } else if (c == Cut::one_trip) {
+        n.arg("n")->value = int64_t(1);
+        out.push_back(std::move(n));
+      } else if (c == Cut::carry) {
+        const auto& carry = std::get<ValueList>(n.arg("carry")->value).ids;
+        for (size_t i = 0; i < n.outputs.size() && i < carry.size(); ++i) to[n.outputs[i]] = carry[i];
+      } else {
+        Block& taken = n.blocks[c == Cut::else_side ? 1 : 0];
+        if (c == Cut::inline_body) {
+          const auto& carry = std::get<ValueList>(n.arg("carry")->value).ids;
+          for (size_t i = 0; i < taken.params.size() && i < carry.size(); ++i) to[taken.params[i]] = carry[i];
+        }
+        for (size_t i = 0; i < n.outputs.size() && i < taken.yields.size(); ++i) to[n.outputs[i]] = taken.yields[i];
+        for (auto& inner : taken.nodes) out.push_back(std::move(inner));
+      }
+    }
+    b.nodes = std::move(out);
+  }
+};
+}  // namespace
+
+void reduce_control_flow(Oracle& o, Program& p) {
+  Flatten f;
+  // Ask about every structural node, nested ones too, before changing any.
+  for (Node* n : all_nodes(p.body)) {
+    if (n->op == "loop") {
+      bool keep_loop = o.shouldKeep();
+      bool keep_loop_structure = o.shouldKeep();
+      const Arg* trips = n->arg("n");
+      bool many = trips && std::holds_alternative<int64_t>(trips->value) && std::get<int64_t>(trips->value) > 1;
+      bool keep_trips = !many || o.shouldKeep();
+      if (!keep_loop) f.cut[n] = Cut::carry;
+      else if (!keep_loop_structure) f.cut[n] = Cut::inline_body;
+      else if (!keep_trips) f.cut[n] = Cut::one_trip;
+    } else if (n->op == "if") {
+      bool keep_else = o.shouldKeep();
+      bool keep_then = o.shouldKeep();
+      if (!keep_else) f.cut[n] = Cut::then_side;
+      else if (!keep_then) f.cut[n] = Cut::else_side;
+    }
+  }
+  if (f.cut.empty()) return;
+  f.block(p.body);
+  substitute(p, f.to);
+}
+
+}  // namespace dlfuzz::reduce

@@ -1,0 +1,158 @@
+// The dlfuzz binary end to end: exit codes and messages for bad input, and a
+// campaign killed with SIGKILL that loses nothing it committed.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "triage/store.h"
+
+namespace dlfuzz {
+
+namespace {
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code;
+  std::string out;
+};
+
+// Runs `dlfuzz ARGS` with stdout and stderr captured.
+Outcome dlfuzz(const std::string& args) {
+  std::string cmd = std::string(DLFUZZ_BINARY) + " " + args + " 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  int status = pclose(f);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string temp_path(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / "dlfuzz_cli_test";
+  fs::create_directories(dir);
+  std::string p = (dir / name).string();
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p + suffix);
+  return p;
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  std::string p = temp_path(name);
+  std::ofstream(p) << text;
+  return p;
+}
+
+const std::string kHead = "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n";
+}  // namespace
+
+TEST(Cli, MalformedProgramsExitTwoWithLineAndColumn) {
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* expect;
+  } cases[] = {
+      {"truncated.dlf", kHead + "input %x : f32[2,3] range(-1.0,1.0)\n%1 : f32[2,3] = relu %x\n", "truncated.dlf:4:1: missing 'return'"},
+      {"unknown_op.dlf", kHead + "input %x : f32[2] range(-1.0,1.0)\n%1 : f32[2] = frob %x\nreturn %1\n", "unknown_op.dlf:3:15: unknown op 'frob'"},
+      {"type_error.dlf", kHead + "input %x : f32[2] range(-1.0,1.0)\n%1 : i64[2] = relu %x\nreturn %1\n", "type_error.dlf:3:1:"},
+      {"bad_shape.dlf", kHead + "input %x : f32[2] range(-1.0,1.0)\ninput %y : f32[3] range(-1.0,1.0)\n%1 : f32[2] = add %x, %y\nreturn %1\n", "do not broadcast"},
+  };
+  for (const auto& c : cases) {
+    std::string path = write(c.name, c.text);
+    for (const char* cmd : {"run", "emit", "inspect"}) {
+      Outcome o = dlfuzz(std::string(cmd) + " " + path);
+      EXPECT_EQ(o.code, 2) << cmd << " " << c.name << ": " << o.out;
+      EXPECT_NE(o.out.find(c.expect), std::string::npos) << cmd << " " << c.name << ": " << o.out;
+    }
+  }
+  Outcome missing = dlfuzz("run /nonexistent/x.dlf");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.out.find("cannot open file"), std::string::npos) << missing.out;
+}
+
+TEST(Cli, UnknownRunnerExitsTwo) {
+  std::string path = temp_path("ok.dlf");
+  ASSERT_EQ(dlfuzz("gen --seed 5 -o " + path).code, 0);
+  Outcome o = dlfuzz("run " + path + " --runners no-such-runner");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.out.find("unknown runner 'no-such-runner'"), std::string::npos) << o.out;
+  EXPECT_EQ(dlfuzz("fuzz --programs 1 --runners nope --db " + temp_path("x.db")).code, 2);
+  EXPECT_EQ(dlfuzz("fuzz --time 10parsecs --db " + temp_path("x.db")).code, 2);
+}
+
+TEST(Cli, CorruptDatabaseIsRefusedAndUntouched) {
+  std::string db = write("corrupt.db", std::string(4096, 'z'));
+  Outcome o = dlfuzz("fuzz --programs 1 --runners ts --no-progress --db " + db);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find(db), std::string::npos) << o.out;
+  std::ifstream in(db);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), std::string(4096, 'z'));
+}
+
+TEST(Cli, RunReplaysAFindingWithExitOne) {
+  std::string path = temp_path("replay.dlf");
+  ASSERT_EQ(dlfuzz("gen --seed 5 -o " + path).code, 0);
+  Outcome ok = dlfuzz("run " + path + " --runners ts");
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  Outcome bad = dlfuzz("run " + path + " --runners fault-wrong-value");
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("FINDING [numeric] fault-wrong-value vs eager"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, SigkilledCampaignLosesNothingCommittedAndLeavesNoWorker) {
+  std::string db = temp_path("killed.db");
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl(DLFUZZ_BINARY, DLFUZZ_BINARY, "fuzz", "--programs", "1000000", "--runners", "fault-wrong-value,fault-segv",
+          "--no-progress", "--no-recheck", "--db", db.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the campaign has committed some findings, reading as another process would.
+  int64_t seen = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (seen < 10 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (!fs::exists(db)) continue;
+    try {
+      Database reader(db, false);
+      auto st = reader.prepare("SELECT count(*) FROM findings");
+      if (st.step()) seen = st.column_int(0);
+    } catch (const std::exception&) {
+    }
+  }
+  // Its worker processes, to check they die with it.
+  std::vector<pid_t> workers;
+  FILE* f = popen(("pgrep -P " + std::to_string(pid)).c_str(), "r");
+  int w;
+  while (fscanf(f, "%d", &w) == 1) workers.push_back(w);
+  pclose(f);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ASSERT_GE(seen, 10) << "the campaign committed no findings in time";
+  Store reopened(db);
+  EXPECT_GE(reopened.count("findings"), seen);
+  auto check = reopened.db().prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(check.step());
+  EXPECT_EQ(check.column_text(0), "ok");
+  EXPECT_FALSE(workers.empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  for (pid_t wp : workers) {
+    std::ifstream stat("/proc/" + std::to_string(wp) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    bool alive = !line.empty() && line.find(") Z") == std::string::npos;
+    EXPECT_FALSE(alive) << "worker " << wp << " outlived the campaign: " << line;
+  }
+}
+
+}  // namespace dlfuzz
