@@ -48,7 +48,7 @@ class Reducer {
     for (int round = 1; round <= opt_.max_rounds && !stop_; ++round) {
       stats_.rounds = round;
       uint64_t before = cur_hash_;
-      if (opt_.fan_in) fan_in();
+      if (opt_.fan_in) fan_in(round == 1);
       for (const ReducerPass* pass : passes) {
         if (stop_) break;
         run_pass(*pass);
@@ -101,11 +101,12 @@ class Reducer {
     return stop_;
   }
 
-  // Big cut first: only what the chosen outputs (and the loss) depend on.
-  void fan_in() {
+  // Big cut first: only what the chosen outputs (and the loss) depend on. The
+  // hint names outputs of the start program, so it holds in the first round only.
+  void fan_in(bool first) {
     const auto& ys = cur_.body.yields;
     std::vector<std::vector<int>> choices;
-    if (!opt_.keep_outputs.empty()) {
+    if (first && !opt_.keep_outputs.empty()) {
       std::vector<int> keep;
       for (int i : opt_.keep_outputs)
         if (i >= 0 && i < int(ys.size())) keep.push_back(ys[i]);

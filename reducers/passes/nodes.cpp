@@ -1,7 +1,9 @@
 // Remove nodes. Each use of a removed node's output is rerouted to a value of
 // the same type that is visible there (the node's own operands first, then
-// the latest such value in scope); a node left without an operand goes too,
-// and a program output left without a value is dropped.
+// the latest such value in scope); a node left without an operand goes too.
+// A program output left without a value moves up to the removed node's
+// nearest surviving operands (outputs may have any type), so the value that
+// shows a divergence can get closer to where it starts.
 #include <map>
 #include <set>
 
@@ -16,6 +18,7 @@ struct Remover {
   const std::set<const Node*>& drop;
   std::map<int, int> to;
   std::set<int> dead;
+  std::map<int, std::vector<int>> operands_of;  // dead value -> its node's operands
   std::vector<std::vector<int>> scopes;  // visible values, innermost last
 
   // Rewrites an operand; false when it has no value anymore.
@@ -46,8 +49,12 @@ struct Remover {
         std::vector<int> operands = node_inputs(n);
         for (int o : n.outputs) {
           int s = same_typed(p.type(o), operands);
-          if (s >= 0) to[o] = s;
-          else dead.insert(o);
+          if (s >= 0) {
+            to[o] = s;
+          } else {
+            dead.insert(o);
+            operands_of[o] = operands;
+          }
         }
         continue;
       }
@@ -64,6 +71,17 @@ struct Remover {
     for (int& y : b.yields)
       if (!reroute(y)) y = -1;
   }
+
+  // The live values a dead program output falls back to, nearest first.
+  void surviving(int id, std::vector<int>& out, std::set<int>& seen) {
+    id = resolve(to, id);
+    if (!seen.insert(id).second) return;
+    if (!dead.count(id)) {
+      out.push_back(id);
+      return;
+    }
+    for (int v : operands_of[id]) surviving(v, out, seen);
+  }
 };
 }  // namespace
 
@@ -72,12 +90,13 @@ void reduce_nodes(Oracle& o, Program& p) {
   for (Node* n : all_nodes(p.body))
     if (!o.shouldKeep()) drop.insert(n);
   if (drop.empty()) return;
-  Remover r{p, drop, {}, {}, {{}}};
+  std::vector<int> yields = p.body.yields;
+  Remover r{p, drop, {}, {}, {}, {{}}};
   for (const auto& in : p.inputs) r.scopes[0].push_back(in.value);
   r.block(p.body);
   std::vector<int> outputs;
-  for (int y : p.body.yields)
-    if (y >= 0) outputs.push_back(y);
+  std::set<int> seen;
+  for (int y : yields) r.surviving(y, outputs, seen);
   p.body.yields = std::move(outputs);
   if (p.train && !r.reroute(p.train->loss)) p.train->loss = -1;
 }
