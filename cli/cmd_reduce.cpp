@@ -1,0 +1,199 @@
+// dlfuzz reduce FILE [-o OUT] | reduce bug:ID --db DB
+// Shrinks a program while it shows the SAME finding signature as the original
+// (oracle, runner pair, stage, normalized error), or while `--test CMD FILE`
+// exits 0. Writes the reduced .dlf, its Python repro and a Markdown summary.
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/evaluate.h"
+#include "cli/load.h"
+#include "generator/dlf.h"
+#include "generator/emit.h"
+#include "reducers/delta.h"
+#include "reducers/pass.h"
+#include "runners/runner.h"
+#include "triage/store.h"
+
+namespace dlfuzz::cli {
+
+namespace {
+namespace fs = std::filesystem;
+
+struct Opts {
+  std::string target, out, db, test_cmd, runners, passes;
+  double max_time = 300;
+  int jobs = 1, timeout = 30;
+  bool list_passes = false;
+};
+
+// The bug to reduce, from a file or from the store.
+struct Target {
+  Program program;
+  std::string signature;  // "" with --test
+  std::vector<std::string> runners;
+  int64_t bug_id = -1;
+};
+
+std::optional<Target> load_target(const Opts& o, Executor& ex) {
+  Target t;
+  if (o.target.rfind("bug:", 0) == 0) {
+    if (o.db.empty()) {
+      std::cerr << "dlfuzz reduce: bug:ID needs --db\n";
+      return std::nullopt;
+    }
+    Store store(o.db);
+    t.bug_id = std::atoll(o.target.c_str() + 4);
+    auto st = store.db().prepare(
+        "SELECT b.signature, p.text, f.test_runner FROM bugs b JOIN programs p ON p.hash = b.example_program "
+        "JOIN findings f ON f.bug_id = b.id WHERE b.id = ? LIMIT 1");
+    st.bind(1, t.bug_id);
+    if (!st.step()) {
+      std::cerr << "dlfuzz reduce: no bug " << t.bug_id << " in " << o.db << "\n";
+      return std::nullopt;
+    }
+    t.signature = st.column_text(0);
+    ParseResult r = parse_program(st.column_text(1), o.target);
+    if (!r.ok()) {
+      std::cerr << "dlfuzz reduce: " << r.error->str() << "\n";
+      return std::nullopt;
+    }
+    t.program = r.program;
+    t.runners = {st.column_text(2)};
+    return t;
+  }
+  auto p = load_or_report(o.target);
+  if (!p) return std::nullopt;
+  t.program = *p;
+  t.runners = CLI::detail::split(o.runners.empty() ? "ts,ts-nnc,ts-legacy,frozen" : o.runners, ',');
+  if (!o.test_cmd.empty()) return t;
+  Evaluation ev = evaluate(ex, t.program, t.runners, false);
+  if (ev.findings.empty()) {
+    std::cerr << "dlfuzz reduce: " << o.target << " shows no finding with runners " << fmt::format("{}", fmt::join(t.runners, ","))
+              << ": nothing to reduce\n";
+    return std::nullopt;
+  }
+  t.signature = ev.findings.front().signature();
+  t.runners = {ev.findings.front().test_runner};
+  return t;
+}
+
+bool run_test_command(const std::string& cmd, const Program& p) {
+  fs::path tmp = fs::temp_directory_path() / fmt::format("dlfuzz_reduce_{}.dlf", getpid());
+  std::ofstream(tmp) << print_program(p);
+  int rc = std::system((cmd + " " + tmp.string() + " >/dev/null 2>&1").c_str());
+  return rc == 0;
+}
+
+std::string write_outputs(const Opts& o, const Target& t, const Program& reduced, const ReduceStats& s) {
+  std::string base = o.out;
+  if (base.empty())
+    base = t.bug_id >= 0 ? fmt::format("bug{}.reduced.dlf", t.bug_id)
+                         : fs::path(o.target).replace_extension("").string() + ".reduced.dlf";
+  std::string stem = base.size() > 4 && base.substr(base.size() - 4) == ".dlf" ? base.substr(0, base.size() - 4) : base;
+  std::ofstream(base) << print_program(reduced);
+  std::ofstream(stem + ".py") << emit_python(reduced);
+  std::ofstream md(stem + ".md");
+  md << fmt::format("# dlfuzz reduction of {}\n\n", o.target);
+  if (!t.signature.empty()) md << fmt::format("- signature: `{}`\n", t.signature);
+  else md << fmt::format("- interesting: `{} FILE` exits 0\n", o.test_cmd);
+  md << fmt::format("- runner under test: {}\n", fmt::join(t.runners, ", "));
+  md << fmt::format("- nodes: {} -> {}; {} oracle queries, {} cache hits, {} rounds, {:.1f} s{}\n", s.start_nodes,
+                    s.final_nodes, s.queries, s.cache_hits, s.rounds, s.seconds,
+                    s.budget_exhausted ? " (stopped by the budget)" : "");
+  md << fmt::format("- replay: `dlfuzz run {} --runners {}`\n- repro: `python3 {}.py`\n\n```\n{}```\n", base,
+                    fmt::join(t.runners, ","), stem, print_program(reduced));
+  return base;
+}
+}  // namespace
+
+void add_reduce(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("reduce", "Shrink a program while it shows the same finding (or --test CMD succeeds)");
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("target", o->target, ".dlf file, or bug:ID with --db");
+  cmd->add_option("-o,--out", o->out, "reduced .dlf (the .py repro and .md summary go beside it)");
+  cmd->add_option("--db", o->db, "bug store: read bug:ID, record the reduced program");
+  cmd->add_option("--runners", o->runners, "runners to look for the finding with (FILE form)");
+  cmd->add_option("--test", o->test_cmd, "interesting = `CMD CANDIDATE.dlf` exits 0 (instead of the same signature)");
+  cmd->add_option("--passes", o->passes, "comma-separated passes (default: all, in table order)");
+  cmd->add_flag("--list-passes", o->list_passes, "list the passes and exit");
+  cmd->add_option("--max-time", o->max_time, "seconds")->capture_default_str();
+  cmd->add_option("--jobs", o->jobs, "accepted; candidates are tested one at a time for now")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout, "seconds one runner may take on one candidate")->capture_default_str();
+  cmd->footer("passes:\n" + reduce::reducer_passes_help());
+  cmd->callback([o, action] {
+    *action = [o]() -> int {
+      if (o->list_passes) {
+        std::cout << reduce::reducer_passes_help();
+        return kExitOk;
+      }
+      if (o->target.empty()) {
+        std::cerr << "dlfuzz reduce: a FILE or bug:ID is required\n";
+        return kExitUsage;
+      }
+      ReduceOptions ropt;
+      ropt.max_time_seconds = o->max_time;
+      if (!o->passes.empty()) ropt.passes = CLI::detail::split(o->passes, ',');
+      for (const auto& p : ropt.passes)
+        if (!reduce::find_reducer_pass(p)) {
+          std::cerr << "dlfuzz reduce: unknown pass '" << p << "'\n" << reduce::reducer_passes_help();
+          return kExitUsage;
+        }
+      ExecutorOptions eo = default_executor_options();
+      eo.timeout_ms = o->timeout * 1000;
+      Executor ex(eo);
+      std::optional<Target> t;
+      try {
+        t = load_target(*o, ex);
+      } catch (const StoreError& e) {
+        std::cerr << "dlfuzz reduce: " << e.what() << "\n";
+        return kExitUsage;
+      }
+      if (!t) return kExitUsage;
+      Interesting interesting = [&](const Program& cand) {
+        if (!o->test_cmd.empty()) return run_test_command(o->test_cmd, cand);
+        if (cand.body.yields.empty()) return false;
+        Evaluation ev = evaluate(ex, cand, t->runners, false);
+        for (const auto& f : ev.findings)
+          if (f.signature() == t->signature) return true;  // the same bug, not another one
+        return false;
+      };
+      ReduceStats stats;
+      Program reduced = reduce_program(t->program, interesting, ropt, &stats, [](const std::string& line) {
+        std::cerr << "\r" << line << "          " << std::flush;
+      });
+      std::cerr << "\n";
+      if (!stats.start_interesting) {
+        std::cerr << "dlfuzz reduce: the original program is not interesting (the finding did not reproduce)\n";
+        return kExitFinding;
+      }
+      std::string path = write_outputs(*o, *t, reduced, stats);
+      std::cout << fmt::format("reduced {} -> {} nodes in {:.1f} s ({} queries, {} cache hits): {}\n", stats.start_nodes,
+                               stats.final_nodes, stats.seconds, stats.queries, stats.cache_hits, path);
+      if (!o->db.empty()) {
+        try {
+          Store store(o->db);
+          std::string hash = store.add_program(print_program(reduced), reduced.seed, reduced.count_nodes());
+          if (t->bug_id >= 0)
+            store.db().prepare("UPDATE bugs SET reduced_program = ?, status = 'reduced' WHERE id = ? AND status IN ('new','flaky')")
+                .bind(1, hash)
+                .bind(2, t->bug_id)
+                .run();
+        } catch (const StoreError& e) {
+          std::cerr << "dlfuzz reduce: " << e.what() << "\n";
+          return kExitUsage;
+        }
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace dlfuzz::cli
