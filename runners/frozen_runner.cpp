@@ -30,35 +30,47 @@ FrozenModuleSource frozen_module_source(const Program& p) {
   return m;
 }
 
+torch::jit::Module program_module(const Program& p, const FrozenModuleSource& src) {
+  torch::jit::Module m("DlfuzzProgram");
+  for (size_t i : src.param_inputs)
+    m.register_parameter(py_name(p, p.inputs[i].value), build_input(p, i, false), /*is_buffer=*/false);
+  m.define(src.source);
+  m.eval();
+  return m;
+}
+
+RunResult compile_failure(const std::string& runner) {
+  RunResult r;
+  r.runner = runner;
+  r.versions = torch_version_string();
+  r.stage = Stage::compile;
+  record_exception(r);
+  return r;
+}
+
+std::vector<at::Tensor> tuple_tensors(const c10::IValue& out, bool copy) {
+  std::vector<at::Tensor> outs;
+  for (const auto& e : out.toTupleRef().elements()) outs.push_back(copy ? e.toTensor().clone() : e.toTensor());
+  return outs;
+}
+
 RunResult FrozenRunner::run(const Program& p, const RunConfig& cfg) {
   torch::jit::Module frozen;
   FrozenModuleSource src;
   try {
     src = frozen_module_source(p);
-    torch::jit::Module m("DlfuzzProgram");
-    for (size_t i : src.param_inputs)
-      m.register_parameter(py_name(p, p.inputs[i].value), build_input(p, i, false), /*is_buffer=*/false);
-    m.define(src.source);
-    m.eval();
+    torch::jit::Module m = program_module(p, src);
     torch::jit::Module f = torch::jit::freeze(m);
     frozen = torch::jit::optimize_for_inference(f);
   } catch (...) {
-    RunResult r;
-    r.runner = name();
-    r.versions = torch_version_string();
-    r.stage = Stage::compile;
-    record_exception(r);
-    return r;
+    return compile_failure(name());
   }
   DriveOptions opt;
   opt.warmup = cfg.warmup;
   return drive_program(p, name(), opt, [&](const std::vector<at::Tensor>& inputs) {
     std::vector<c10::IValue> args;
     for (size_t i : src.forward_args) args.push_back(inputs[i]);
-    c10::IValue out = frozen.forward(args);
-    std::vector<at::Tensor> outs;
-    for (const auto& e : out.toTupleRef().elements()) outs.push_back(e.toTensor());
-    return outs;
+    return tuple_tensors(frozen.forward(args), false);
   });
 }
 

@@ -3,6 +3,8 @@
 // then optimize_for_inference (conv-bn folding, MKLDNN conversions, ...).
 // Inference programs only: freezing folds what training would update.
 #pragma once
+#include <torch/csrc/jit/api/module.h>
+
 #include "runners/runner.h"
 
 namespace dlfuzz {
@@ -21,5 +23,12 @@ struct FrozenModuleSource {
   std::vector<size_t> param_inputs;  // indices of inputs that are parameters
 };
 FrozenModuleSource frozen_module_source(const Program& p);
+
+// The eval-mode Module with the program's params registered as parameters.
+torch::jit::Module program_module(const Program& p, const FrozenModuleSource& src);
+// A RunResult for a failure while building or compiling (call inside catch).
+RunResult compile_failure(const std::string& runner);
+// A forward result tuple as tensors (copied where the runtime reuses buffers).
+std::vector<at::Tensor> tuple_tensors(const c10::IValue& out, bool copy);
 
 }  // namespace dlfuzz

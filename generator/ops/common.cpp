@@ -9,8 +9,7 @@ bool dtype_allowed(const OpSpec& s, DType t) {
   return t != DType::i16;
 }
 
-namespace {
-std::string check_self(const Program& p, const Node& n, const TensorType*& self) {
+std::string get_self(const Program& p, const Node& n, const TensorType*& self) {
   self = tensor_arg(p, n, "self");
   if (!self) return "missing tensor argument 'self'";
   const OpSpec* s = find_op(n.op);
@@ -18,6 +17,15 @@ std::string check_self(const Program& p, const Node& n, const TensorType*& self)
     return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
   return "";
 }
+
+bool get_int(const Node& n, const std::string& name, int64_t& v) {
+  const Arg* a = n.arg(name);
+  if (!a || !std::holds_alternative<int64_t>(a->value)) return false;
+  v = std::get<int64_t>(a->value);
+  return true;
+}
+
+namespace {
 
 std::string check_other(const Program& p, const Node& n, Shape& shape) {
   const TensorType* self = tensor_arg(p, n, "self");
@@ -37,14 +45,14 @@ std::string check_other(const Program& p, const Node& n, Shape& shape) {
 
 std::string infer_same(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
-  if (auto e = check_self(p, n, self); !e.empty()) return e;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
   out = {*self};
   return "";
 }
 
 std::string infer_float(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
-  if (auto e = check_self(p, n, self); !e.empty()) return e;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
   out = {{to_float_default(self->dtype), self->shape}};
   return "";
 }

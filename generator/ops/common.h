@@ -22,6 +22,11 @@ inline bool any_float(const TensorType& t) { return is_float(t.dtype); }
 bool dtype_allowed(const OpSpec& s, DType t);
 
 // --- type rules ---
+// self's type, present and of a dtype the op allows; "" or the error.
+std::string get_self(const Program& p, const Node& n, const TensorType*& self);
+// A required int argument; false when missing or not an int.
+bool get_int(const Node& n, const std::string& name, int64_t& v);
+
 // Output = self's type; rejects dtypes the spec does not allow.
 std::string infer_same(const Program& p, const Node& n, std::vector<TensorType>& out);
 // Integer/bool inputs become the default float (sin, exp, sqrt, ...).

@@ -11,22 +11,6 @@ namespace dlfuzz {
 using namespace ops;
 
 namespace {
-std::string get_self(const Program& p, const Node& n, const TensorType*& self) {
-  self = tensor_arg(p, n, "self");
-  if (!self) return "missing tensor argument 'self'";
-  const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, self->dtype))
-    return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
-  return "";
-}
-
-bool get_int(const Node& n, const std::string& name, int64_t& v) {
-  const Arg* a = n.arg(name);
-  if (!a || !std::holds_alternative<int64_t>(a->value)) return false;
-  v = std::get<int64_t>(a->value);
-  return true;
-}
-
 std::optional<int> operand(GenContext& g, const OpSpec& s, int min_rank) {
   auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() >= min_rank; });
   if (v || g.focus()) return v;

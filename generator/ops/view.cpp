@@ -11,24 +11,6 @@ namespace dlfuzz {
 using namespace ops;
 
 namespace {
-// self's type, present and of a dtype the op allows.
-std::string get_self(const Program& p, const Node& n, const TensorType*& self) {
-  self = tensor_arg(p, n, "self");
-  if (!self) return "missing tensor argument 'self'";
-  const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, self->dtype))
-    return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
-  return "";
-}
-
-// A required int argument.
-bool get_int(const Node& n, const std::string& name, int64_t& v) {
-  const Arg* a = n.arg(name);
-  if (!a || !std::holds_alternative<int64_t>(a->value)) return false;
-  v = std::get<int64_t>(a->value);
-  return true;
-}
-
 std::string need_int(const Node& n, const std::string& name, int64_t& v) {
   return get_int(n, name, v) ? "" : "missing int argument '" + name + "'";
 }

@@ -3,6 +3,8 @@
 // generate() builds, the op's own type rule and the verifier accept.
 #include <gtest/gtest.h>
 
+#include "tests/generator/infer_table.h"
+
 #include <algorithm>
 
 #include "generator/gen_context.h"
@@ -12,11 +14,7 @@
 namespace dlfuzz {
 namespace {
 
-struct Case {
-  std::string op;
-  std::vector<Arg> args;
-  std::string want;  // type_str of the output, or "error"
-};
+using Case = InferCase;
 
 // Values by id: 0 f32[2,3]  1 i32[2,3]  2 f32[2,4,3]  3 f32[4]  4 f32[3]  5 i64[2]
 //               6 i64[2,3]  7 i64[]     8 f32[1,4]    9 f64[2,3]  10 f32[4,3]
@@ -30,22 +28,7 @@ Program fixture() {
   return p;
 }
 
-ArgValue V(int id) { return ValueRef{id}; }
-
-void check(const std::vector<Case>& cases) {
-  Program p = fixture();
-  for (const auto& c : cases) {
-    const OpSpec* s = find_op(c.op);
-    ASSERT_NE(s, nullptr) << c.op;
-    Node n;
-    n.op = c.op;
-    n.args = c.args;
-    std::vector<TensorType> out;
-    std::string err = s->infer(p, n, out);
-    std::string got = err.empty() ? type_str(out.at(0)) : "error";
-    EXPECT_EQ(got, c.want) << "case " << (&c - &cases[0]) << " (" << c.op << "): " << err;
-  }
-}
+void check(const std::vector<Case>& cases) { check_infer(fixture(), cases); }
 
 // batch_norm spells all nine arguments; `edit` replaces or drops some.
 std::vector<Arg> bn(int input, ArgValue rm, ArgValue rv, bool training, bool drop_cudnn = false) {

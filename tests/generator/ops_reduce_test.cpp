@@ -2,16 +2,14 @@
 // type PyTorch gives (checked against torch 1.13 and 2.x), malformed ones an error.
 #include <gtest/gtest.h>
 
+#include "tests/generator/infer_table.h"
+
 #include "generator/op_spec.h"
 
 namespace dlfuzz {
 namespace {
 
-struct Case {
-  std::string op;
-  std::vector<Arg> args;
-  std::string want;  // type_str of the output, or "error"
-};
+using Case = InferCase;
 
 // Values by id: 0 f32[2,3]  1 i32[2,3]  2 bool[2,3]  3 f32[]  4 f32[0,3]  5 f64[3]
 //               6 i64[2]    7 u8[3]     8 i8[3]      9 f16[2,3]
@@ -25,22 +23,7 @@ Program fixture() {
   return p;
 }
 
-ArgValue V(int id) { return ValueRef{id}; }
-
-void check(const std::vector<Case>& cases) {
-  Program p = fixture();
-  for (const auto& c : cases) {
-    const OpSpec* s = find_op(c.op);
-    ASSERT_NE(s, nullptr) << c.op;
-    Node n;
-    n.op = c.op;
-    n.args = c.args;
-    std::vector<TensorType> out;
-    std::string err = s->infer(p, n, out);
-    std::string got = err.empty() ? type_str(out.at(0)) : "error";
-    EXPECT_EQ(got, c.want) << "case " << (&c - &cases[0]) << " (" << c.op << "): " << err;
-  }
-}
+void check(const std::vector<Case>& cases) { check_infer(fixture(), cases); }
 
 TEST(OpsReduce, Infer) {
   check({

@@ -4,16 +4,14 @@
 // "stricter" marks nodes PyTorch accepts that these rules reject on purpose.
 #include <gtest/gtest.h>
 
+#include "tests/generator/infer_table.h"
+
 #include "generator/op_spec.h"
 
 namespace dlfuzz {
 namespace {
 
-struct Case {
-  std::string op;
-  std::vector<Arg> args;
-  std::string want;  // the outputs' type_str joined by ';', or "error"
-};
+using Case = InferCase;
 
 // Values by id:
 //   0 f32[2,3]  1 i32[2,3]  2 bool[2,3]  3 f32[]  4 f32[0,3]  5 f64[3]
@@ -43,24 +41,7 @@ Program fixture() {
   return p;
 }
 
-ArgValue V(int id) { return ValueRef{id}; }
-
-void check(const std::vector<Case>& cases) {
-  Program p = fixture();
-  for (const auto& c : cases) {
-    const OpSpec* s = find_op(c.op);
-    ASSERT_NE(s, nullptr) << c.op;
-    Node n;
-    n.op = c.op;
-    n.args = c.args;
-    std::vector<TensorType> out;
-    std::string err = s->infer(p, n, out);
-    std::string got;
-    for (const auto& t : out) got += (got.empty() ? "" : ";") + type_str(t);
-    if (!err.empty()) got = "error";
-    EXPECT_EQ(got, c.want) << "case " << (&c - &cases[0]) << " (" << c.op << "): " << err;
-  }
-}
+void check(const std::vector<Case>& cases) { check_infer(fixture(), cases); }
 
 }  // namespace
 
