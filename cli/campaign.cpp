@@ -1,6 +1,7 @@
 #include "cli/campaign.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <atomic>

@@ -1,5 +1,6 @@
 // dlfuzz fuzz [--time 10m | --programs N] [--runners ...] [--jobs J] [--seed S] [--db dlfuzz.db]
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 

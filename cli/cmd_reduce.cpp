@@ -3,6 +3,7 @@
 // (oracle, runner pair, stage, normalized error), or while `--test CMD FILE`
 // exits 0. Writes the reduced .dlf, its Python repro and a Markdown summary.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <unistd.h>
 

@@ -2,6 +2,7 @@
 // Replays one program: the runners under test and their references, each in a
 // crash-isolated worker, judged by the oracles. Exit 1 when there are findings.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 

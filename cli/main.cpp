@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   add_inspect(app, &action);
   add_fuzz(app, &action);
   add_reduce(app, &action);
+  add_triage(app, &action);
   add_worker(app, &action);
   try {
     app.parse(argc, argv);

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "generator/dlf.h"
 #include "generator/op_spec.h"

@@ -1,6 +1,7 @@
 // The program body as Python source that is also valid TorchScript: one
 // statement per node, loops as `for _ in range(n)`, branches as `if bool(c)`.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>

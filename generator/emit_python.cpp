@@ -3,6 +3,7 @@
 // runs the program eagerly and through a compiled path, and prints the
 // difference. A PyTorch developer runs it as is.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "generator/dlf.h"
 #include "generator/emit.h"

@@ -1,6 +1,7 @@
 #include "generator/program.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace dlfuzz {
 

@@ -1,6 +1,7 @@
 #include "oracles/numeric_oracle.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 

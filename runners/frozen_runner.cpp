@@ -1,6 +1,7 @@
 #include "runners/frozen_runner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/jit.h>
 #include <torch/script.h>
 

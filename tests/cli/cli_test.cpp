@@ -11,6 +11,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "triage/store.h"
 
 namespace dlfuzz {
@@ -196,6 +198,41 @@ TEST(CliReduce, UserTestCommandAndBadPass) {
   EXPECT_NE(ss.str().find("= frac"), std::string::npos) << ss.str();
   EXPECT_EQ(ss.str().find("= exp"), std::string::npos) << ss.str();
   EXPECT_EQ(dlfuzz("reduce " + prog + " --passes nosuchpass").code, 2);
+}
+
+}  // namespace dlfuzz
+
+namespace dlfuzz {
+
+TEST(CliTriage, ListShowReportExportMergeRetest) {
+  std::string db = temp_path("triage.db"), merged = temp_path("triage_merged.db");
+  Outcome f = dlfuzz("fuzz --programs 3 --runners fault-wrong-value --no-progress --db " + db);
+  ASSERT_EQ(f.code, 1) << f.out;
+  Outcome l = dlfuzz("triage list --db " + db);
+  EXPECT_EQ(l.code, 0);
+  EXPECT_NE(l.out.find("numeric: fault-wrong-value vs eager"), std::string::npos) << l.out;
+  Outcome r = dlfuzz("triage report 1 --db " + db);
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* part : {"## Environment", "torch 1.13", "## Expected vs actual", "## Minimal repro", "def program(",
+                           "dlfuzz run bug.dlf --runners fault-wrong-value"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  Outcome e = dlfuzz("triage export --json --db " + db);
+  EXPECT_EQ(e.code, 0);
+  auto j = nlohmann::json::parse(e.out);
+  EXPECT_EQ(j["bugs"].size(), 1u);
+  int findings = j["findings"].get<int>();
+  EXPECT_GE(findings, 1);
+  Outcome m = dlfuzz("triage merge --db " + merged + " " + db + " " + db);
+  EXPECT_EQ(m.code, 0) << m.out;
+  Outcome e2 = dlfuzz("triage export --json --db " + merged);
+  auto j2 = nlohmann::json::parse(e2.out);
+  EXPECT_EQ(j2["bugs"].size(), 1u) << "the same bug twice is one bug";
+  EXPECT_EQ(j2["bugs"][0]["hits"].get<int>(), 2 * findings);
+  Outcome rt = dlfuzz("triage retest --db " + db);
+  EXPECT_EQ(rt.code, 1) << rt.out;
+  EXPECT_NE(rt.out.find("1 still failing, 0 fixed"), std::string::npos) << rt.out;
+  EXPECT_EQ(dlfuzz("triage show 99 --db " + db).code, 2);
+  EXPECT_EQ(dlfuzz("triage merge --db " + merged + " /nonexistent.db").code, 2);
 }
 
 }  // namespace dlfuzz

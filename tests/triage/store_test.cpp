@@ -125,3 +125,43 @@ TEST(Store, NewerSchemaIsRefused) {
 }
 
 }  // namespace dlfuzz
+
+#include "triage/merge.h"
+
+namespace dlfuzz {
+
+TEST(Merge, OverlappingShardsFoldIntoOneWithTheRightCounts) {
+  std::string a = temp_db("shard_a.db"), b = temp_db("shard_b.db"), all = temp_db("merged.db");
+  {
+    Store s(a);
+    int64_t c = s.begin_campaign("{}", "v");
+    std::string p = s.add_program("prog shared", 1, 2);
+    s.add_finding(c, p, finding("ts-nnc", "boom 1"), "v");  // bug X
+    s.add_finding(c, p, finding("ts-nnc", "boom 2"), "v");  // bug X again
+    s.add_finding(c, s.add_program("prog a", 2, 2), finding("frozen", "crash"), "v");  // bug Y
+  }
+  {
+    Store s(b);
+    int64_t c = s.begin_campaign("{}", "v");
+    std::string p = s.add_program("prog shared", 1, 2);
+    s.add_finding(c, p, finding("ts-nnc", "boom 3"), "v");  // bug X
+    s.add_finding(c, s.add_program("prog b", 3, 2), finding("static", "assert"), "v");  // bug Z
+  }
+  Store merged(all);
+  MergeStats m1 = merge_store(merged, a);
+  MergeStats m2 = merge_store(merged, b);
+  EXPECT_EQ(m1.new_bugs, 2);
+  EXPECT_EQ(m2.new_bugs, 1);
+  EXPECT_EQ(m2.merged_bugs, 1);
+  EXPECT_EQ(merged.count("campaigns"), 2);
+  EXPECT_EQ(merged.count("programs"), 3) << "the shared program is stored once";
+  EXPECT_EQ(merged.count("findings"), 5);
+  auto bugs = merged.bugs();
+  ASSERT_EQ(bugs.size(), 3u);
+  EXPECT_EQ(bugs[0].hits, 3) << "bug X: 2 hits in shard a + 1 in shard b";
+  auto orphans = merged.db().prepare("SELECT count(*) FROM findings WHERE bug_id NOT IN (SELECT id FROM bugs)");
+  ASSERT_TRUE(orphans.step());
+  EXPECT_EQ(orphans.column_int(0), 0);
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,138 @@
+// dlfuzz triage list|show|report|export|merge|retest --db DB
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/evaluate.h"
+#include "generator/dlf.h"
+#include "triage/merge.h"
+#include "triage/report.h"
+
+namespace dlfuzz::cli {
+
+namespace {
+struct Opts {
+  std::string db = "dlfuzz.db", status, out;
+  int64_t id = -1;
+  bool json = false;
+  std::vector<std::string> shards;
+  int timeout = 60;
+};
+
+int with_store(const Opts& o, const std::function<int(Store&)>& f) {
+  try {
+    Store s(o.db);
+    return f(s);
+  } catch (const StoreError& e) {
+    std::cerr << "dlfuzz triage: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+int list(Store& s, const Opts& o) {
+  std::cout << fmt::format("{:>5} {:<9} {:>6}  {:<20} {}\n", "id", "status", "hits", "last seen", "title");
+  for (const auto& b : s.bugs())
+    if (o.status.empty() || b.status == o.status)
+      std::cout << fmt::format("{:>5} {:<9} {:>6}  {:<20} {}\n", b.id, b.status, b.hits, b.last_seen, b.title);
+  return kExitOk;
+}
+
+int show(Store& s, const Opts& o) {
+  auto d = load_bug(s, o.id);
+  if (!d) {
+    std::cerr << "dlfuzz triage: no bug " << o.id << " in " << o.db << "\n";
+    return kExitUsage;
+  }
+  std::cout << fmt::format("bug {}: {}\nstatus {}, {} hits ({} findings), first {}, last {}\nsignature {}\n{} vs {} at {}: {}\n"
+                           "versions: {}\n\n{} program:\n{}",
+                           d->bug.id, d->bug.title, d->bug.status, d->bug.hits, d->findings, d->bug.first_seen,
+                           d->bug.last_seen, d->bug.signature, d->test_runner, d->ref_runner, d->stage, d->detail,
+                           d->versions, d->reduced ? "reduced" : "example", d->program);
+  return kExitOk;
+}
+
+int report(Store& s, const Opts& o) {
+  auto d = load_bug(s, o.id);
+  if (!d) {
+    std::cerr << "dlfuzz triage: no bug " << o.id << " in " << o.db << "\n";
+    return kExitUsage;
+  }
+  std::string md = markdown_report(*d, o.db);
+  if (o.out.empty()) std::cout << md;
+  else std::ofstream(o.out) << md;
+  return kExitOk;
+}
+
+// Replays every open bug against this build: fixed, or still failing.
+int retest(Store& s, const Opts& o) {
+  ExecutorOptions eo = default_executor_options();
+  eo.timeout_ms = o.timeout * 1000;
+  Executor ex(eo);
+  int still = 0, fixed = 0;
+  for (const auto& b : s.bugs()) {
+    if (b.status == "fixed" || b.status == "wontfix") continue;
+    auto d = load_bug(s, b.id);
+    if (!d) continue;
+    ParseResult pr = parse_program(d->program, fmt::format("bug:{}", b.id));
+    if (!pr.ok()) continue;
+    Evaluation ev = evaluate(ex, pr.program, {d->test_runner}, false);
+    bool reproduces = false;
+    for (const auto& f : ev.findings) reproduces |= f.signature() == b.signature;
+    std::string status = reproduces ? b.status : "fixed";
+    if (!reproduces) s.db().prepare("UPDATE bugs SET status = 'fixed' WHERE id = ?").bind(1, b.id).run();
+    (reproduces ? still : fixed)++;
+    std::cout << fmt::format("bug {:>4}: {} ({})\n", b.id, reproduces ? "still failing" : "fixed", b.title);
+  }
+  std::cout << fmt::format("{} still failing, {} fixed\n", still, fixed);
+  return still ? kExitFinding : kExitOk;
+}
+}  // namespace
+
+void add_triage(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("triage", "Bug store: list, show, report, export, merge, retest");
+  cmd->require_subcommand(1);
+  auto o = std::make_shared<Opts>();
+  auto db = [&](CLI::App* c) { c->add_option("--db", o->db, "bug store")->capture_default_str(); };
+  auto* l = cmd->add_subcommand("list", "One line per bug");
+  db(l);
+  l->add_option("--status", o->status, "only bugs with this status");
+  l->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return list(s, *o); }); }; });
+  auto* sh = cmd->add_subcommand("show", "A bug with its finding and program");
+  db(sh);
+  sh->add_option("id", o->id, "bug id")->required();
+  sh->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return show(s, *o); }); }; });
+  auto* rp = cmd->add_subcommand("report", "A Markdown bug report (environment, Python repro, expected vs actual)");
+  db(rp);
+  rp->add_option("id", o->id, "bug id")->required();
+  rp->add_option("-o,--out", o->out, "file; default stdout");
+  rp->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return report(s, *o); }); }; });
+  auto* ex = cmd->add_subcommand("export", "The bugs as JSON");
+  db(ex);
+  ex->add_flag("--json", o->json, "JSON (the only format)");
+  ex->callback([o, action] {
+    *action = [o] { return with_store(*o, [&](Store& s) { std::cout << export_json(s).dump(2) << "\n"; return kExitOk; }); };
+  });
+  auto* mg = cmd->add_subcommand("merge", "Fold shard stores into --db, deduplicating bugs by signature");
+  db(mg);
+  mg->add_option("shards", o->shards, "shard databases")->required();
+  mg->callback([o, action] {
+    *action = [o] {
+      return with_store(*o, [&](Store& s) {
+        for (const auto& shard : o->shards) {
+          MergeStats m = merge_store(s, shard);
+          std::cout << fmt::format("{}: {} campaigns, {} programs, {} findings, {} new bugs, {} merged into existing\n",
+                                   shard, m.campaigns, m.programs, m.findings, m.new_bugs, m.merged_bugs);
+        }
+        return kExitOk;
+      });
+    };
+  });
+  auto* rt = cmd->add_subcommand("retest", "Replay every open bug against this build; mark fixed ones");
+  db(rt);
+  rt->add_option("--timeout", o->timeout, "seconds per runner")->capture_default_str();
+  rt->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return retest(s, *o); }); }; });
+}
+
+}  // namespace dlfuzz::cli

@@ -1,0 +1,80 @@
+#include "triage/merge.h"
+
+#include <filesystem>
+#include <map>
+
+namespace dlfuzz {
+
+MergeStats merge_store(Store& into, const std::string& shard_path) {
+  if (!std::filesystem::exists(shard_path)) throw StoreError(shard_path + ": no such file");
+  Store shard(shard_path);  // validates the shard's schema before anything is read
+  Database& src = shard.db();
+  Database& dst = into.db();
+  MergeStats st;
+  Transaction tx(dst);
+  std::map<int64_t, int64_t> campaign_ids, bug_ids;
+  {
+    auto q = src.prepare("SELECT id, started_at, ended_at, host, config, versions, programs, findings FROM campaigns");
+    while (q.step()) {
+      dst.prepare("INSERT INTO campaigns(started_at, ended_at, host, config, versions, programs, findings) VALUES(?,?,?,?,?,?,?)")
+          .bind(1, q.column_text(1)).bind(2, q.column_text(2)).bind(3, q.column_text(3)).bind(4, q.column_text(4))
+          .bind(5, q.column_text(5)).bind(6, q.column_int(6)).bind(7, q.column_int(7)).run();
+      campaign_ids[q.column_int(0)] = dst.last_insert_id();
+      ++st.campaigns;
+    }
+  }
+  {
+    auto q = src.prepare("SELECT hash, text, seed, nodes, first_seen FROM programs");
+    while (q.step()) {
+      auto ins = dst.prepare("INSERT OR IGNORE INTO programs(hash, text, seed, nodes, first_seen) VALUES(?,?,?,?,?)");
+      ins.bind(1, q.column_text(0)).bind(2, q.column_text(1)).bind(3, q.column_int(2)).bind(4, q.column_int(3))
+          .bind(5, q.column_text(4)).run();
+      ++st.programs;
+    }
+  }
+  {
+    auto q = src.prepare(
+        "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, reduced_program FROM bugs");
+    while (q.step()) {
+      std::string sig = q.column_text(1);
+      auto find = dst.prepare("SELECT id FROM bugs WHERE signature = ?");
+      find.bind(1, sig);
+      if (find.step()) {
+        int64_t id = find.column_int(0);
+        dst.prepare("UPDATE bugs SET hits = hits + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?), "
+                    "reduced_program = coalesce(reduced_program, ?) WHERE id = ?")
+            .bind(1, q.column_int(7)).bind(2, q.column_text(5)).bind(3, q.column_text(6))
+            .bind(4, q.column_text(9)).bind(5, id).run();
+        bug_ids[q.column_int(0)] = id;
+        ++st.merged_bugs;
+      } else {
+        auto ins = dst.prepare("INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, "
+                               "example_program, reduced_program) VALUES(?,?,?,?,?,?,?,?,?)");
+        ins.bind(1, sig).bind(2, q.column_text(2)).bind(3, q.column_text(3)).bind(4, q.column_text(4))
+            .bind(5, q.column_text(5)).bind(6, q.column_text(6)).bind(7, q.column_int(7)).bind(8, q.column_text(8));
+        if (q.column_is_null(9)) ins.bind_null(9);
+        else ins.bind(9, q.column_text(9));
+        ins.run();
+        bug_ids[q.column_int(0)] = dst.last_insert_id();
+        ++st.new_bugs;
+      }
+    }
+  }
+  {
+    auto q = src.prepare("SELECT campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
+                         "signature, kind, flaky, versions, found_at FROM findings");
+    while (q.step()) {
+      dst.prepare("INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, "
+                  "detail, signature, kind, flaky, versions, found_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+          .bind(1, campaign_ids[q.column_int(0)]).bind(2, bug_ids[q.column_int(1)]).bind(3, q.column_text(2))
+          .bind(4, q.column_text(3)).bind(5, q.column_text(4)).bind(6, q.column_text(5)).bind(7, q.column_text(6))
+          .bind(8, q.column_text(7)).bind(9, q.column_text(8)).bind(10, q.column_text(9)).bind(11, q.column_int(10))
+          .bind(12, q.column_text(11)).bind(13, q.column_text(12)).run();
+      ++st.findings;
+    }
+  }
+  tx.commit();
+  return st;
+}
+
+}  // namespace dlfuzz

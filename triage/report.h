@@ -1,0 +1,26 @@
+// Bug reports a developer can paste into a tracker: title, environment, the
+// minimal Python repro, expected vs actual, the reduced .dlf and the replay
+// command. Also the JSON export of the store.
+#pragma once
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "triage/store.h"
+
+namespace dlfuzz {
+
+struct BugDetail {
+  BugRow bug;
+  std::string program;  // the reduced program's text when there is one, else the example's
+  bool reduced = false;
+  std::string oracle, ref_runner, test_runner, stage, detail, versions, host;
+  int64_t findings = 0;
+};
+
+std::optional<BugDetail> load_bug(Store& store, int64_t id);
+std::string markdown_report(const BugDetail& d, const std::string& db_path);
+nlohmann::json export_json(Store& store);
+
+}  // namespace dlfuzz
