@@ -8,6 +8,8 @@ setup:
 fuzz: setup
 	bash scripts/quick_campaign.sh
 
-# Set up, build, and run the whole test suite.
+# Set up, build, run the whole test suite (Debian's LibTorch), then build the
+# PyPI wheel's LibTorch flavor and replay a program through it.
 test: setup
 	cd build && ctest --output-on-failure -j2
+	bash scripts/check_pip_build.sh
