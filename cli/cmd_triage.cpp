@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/evaluate.h"
 #include "generator/dlf.h"
+#include "triage/html_report.h"
 #include "triage/merge.h"
 #include "triage/report.h"
 
@@ -125,6 +126,18 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
           std::cout << fmt::format("{}: {} campaigns, {} programs, {} findings, {} new bugs, {} merged into existing\n",
                                    shard, m.campaigns, m.programs, m.findings, m.new_bugs, m.merged_bugs);
         }
+        return kExitOk;
+      });
+    };
+  });
+  auto* ht = cmd->add_subcommand("html", "A self-contained HTML page: bug table, findings and throughput over time");
+  db(ht);
+  ht->add_option("-o,--out", o->out, "file")->required();
+  ht->callback([o, action] {
+    *action = [o] {
+      return with_store(*o, [&](Store& s) {
+        std::ofstream(o->out) << html_report(s);
+        std::cout << "wrote " << o->out << "\n";
         return kExitOk;
       });
     };

@@ -231,6 +231,15 @@ TEST(CliTriage, ListShowReportExportMergeRetest) {
   Outcome rt = dlfuzz("triage retest --db " + db);
   EXPECT_EQ(rt.code, 1) << rt.out;
   EXPECT_NE(rt.out.find("1 still failing, 0 fixed"), std::string::npos) << rt.out;
+  std::string page = temp_path("triage.html");
+  EXPECT_EQ(dlfuzz("triage html --db " + db + " -o " + page).code, 0);
+  std::ifstream in(page);
+  std::stringstream html;
+  html << in.rdbuf();
+  for (const char* part : {"<table>", "<svg", "Findings and unique bugs over time", "Throughput over time",
+                           "numeric: fault-wrong-value vs eager"})
+    EXPECT_NE(html.str().find(part), std::string::npos) << part;
+  EXPECT_EQ(html.str().find("http"), std::string::npos) << "self-contained: no network references";
   EXPECT_EQ(dlfuzz("triage show 99 --db " + db).code, 2);
   EXPECT_EQ(dlfuzz("triage merge --db " + merged + " /nonexistent.db").code, 2);
 }

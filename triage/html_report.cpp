@@ -1,0 +1,91 @@
+#include "triage/html_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace dlfuzz {
+
+namespace {
+std::string escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
+
+struct Series {
+  std::string name, color;
+  std::vector<double> y;
+};
+
+// A line chart over sample index (samples are taken every 10 s).
+std::string svg_chart(const std::string& title, const std::vector<Series>& series) {
+  const double w = 560, h = 200, pad = 36;
+  size_t n = 0;
+  double ymax = 1;
+  for (const auto& s : series) {
+    n = std::max(n, s.y.size());
+    for (double v : s.y) ymax = std::max(ymax, v);
+  }
+  std::string out = fmt::format(
+      "<figure><figcaption>{}</figcaption><svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
+      "aria-label=\"{}\"><rect x=\"{}\" y=\"8\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>"
+      "<text x=\"4\" y=\"16\" font-size=\"11\">{:.0f}</text><text x=\"4\" y=\"{}\" font-size=\"11\">0</text>",
+      escape(title), w, h, w, h, escape(title), pad, w - pad - 8, h - pad - 8, ymax, h - pad);
+  for (const auto& s : series) {
+    std::string pts;
+    for (size_t i = 0; i < s.y.size(); ++i) {
+      double x = pad + (n > 1 ? (w - pad - 8) * i / double(n - 1) : 0);
+      double y = 8 + (h - pad - 8) * (1 - s.y[i] / ymax);
+      pts += fmt::format("{:.1f},{:.1f} ", x, y);
+    }
+    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>", pts, s.color);
+  }
+  double lx = pad;
+  for (const auto& s : series) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>", lx, h - 8, s.color, escape(s.name));
+    lx += 160;
+  }
+  return out + "</svg></figure>\n";
+}
+}  // namespace
+
+std::string html_report(Store& store) {
+  Series findings{"findings", "#c0392b", {}}, bugs{"unique bugs", "#2c3e50", {}}, rate{"programs/s", "#27ae60", {}};
+  {
+    auto q = store.db().prepare("SELECT campaign_id, programs, findings, unique_bugs FROM throughput ORDER BY rowid");
+    int64_t prev_campaign = -1, prev_programs = 0;
+    while (q.step()) {
+      findings.y.push_back(double(q.column_int(2)));
+      bugs.y.push_back(double(q.column_int(3)));
+      int64_t programs = q.column_int(1);
+      if (q.column_int(0) != prev_campaign) prev_programs = 0;
+      rate.y.push_back(std::max<double>(0, double(programs - prev_programs) / 10.0));
+      prev_campaign = q.column_int(0);
+      prev_programs = programs;
+    }
+  }
+  std::string s =
+      "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>dlfuzz bugs</title><style>"
+      "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse}"
+      "td,th{border:1px solid #ccc;padding:4px 8px;font-size:13px;text-align:left}th{background:#eee}"
+      "figure{display:inline-block;margin:8px 24px 8px 0}figcaption{font-weight:bold}</style></head><body>\n";
+  s += fmt::format("<h1>dlfuzz: {} bugs, {} findings, {} programs stored, {} campaigns</h1>\n", store.bugs().size(),
+                   store.count("findings"), store.count("programs"), store.count("campaigns"));
+  s += svg_chart("Findings and unique bugs over time", {findings, bugs});
+  s += svg_chart("Throughput over time", {rate});
+  s += "<table><tr><th>id</th><th>status</th><th>hits</th><th>first seen</th><th>last seen</th><th>title</th></tr>\n";
+  for (const auto& b : store.bugs())
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.id,
+                     escape(b.status), b.hits, escape(b.first_seen), escape(b.last_seen), escape(b.title));
+  return s + "</table></body></html>\n";
+}
+
+}  // namespace dlfuzz
