@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <chrono>
 #include <csignal>
 #include <iostream>
@@ -67,6 +69,21 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
       sh.bugs.insert(bug);
       if (is_new) sh.new_bugs.insert(bug);
     }
+  }
+}
+// Each new bug through `dlfuzz reduce bug:ID --db`, as its own process: the
+// reduced .dlf, .py and .md go to DB.reduced/, the store records the program.
+void reduce_new_bugs(const CampaignOptions& opt, const std::set<int64_t>& bugs) {
+  std::string dir = opt.db + ".reduced";
+  std::filesystem::create_directories(dir);
+  std::string exe = default_executor_options().dlfuzz_binary;
+  for (int64_t id : bugs) {
+    if (g_stop) break;
+    std::string out = fmt::format("{}/bug{}.dlf", dir, id);
+    std::string cmd = fmt::format("'{}' reduce bug:{} --db '{}' --max-time {} -o '{}' 2>/dev/null", exe, id, opt.db,
+                                  opt.reduce_seconds, out);
+    int rc = std::system(cmd.c_str());
+    std::cout << fmt::format("  reduce bug {}: {}\n", id, rc == 0 ? out : "did not reproduce (flaky?)") << std::flush;
   }
 }
 }  // namespace
@@ -161,6 +178,7 @@ int run_campaign(const CampaignOptions& opt) {
     std::cout << fmt::format("  replay one: sqlite3 {} \"SELECT text FROM programs WHERE hash=(SELECT example_program "
                              "FROM bugs WHERE id=N)\" > bug.dlf && dlfuzz run bug.dlf --runners <runner>\n",
                              opt.db);
+  if (opt.reduce_seconds > 0 && !sh.new_bugs.empty()) reduce_new_bugs(opt, sh.new_bugs);
   return sh.findings ? 1 : 0;
 }
 

@@ -16,6 +16,9 @@ struct CampaignOptions {
   int timeout_ms = 30000;
   bool recheck = true;
   bool progress = true;
+  // After the campaign, reduce each new bug (`dlfuzz reduce bug:ID`), this many
+  // seconds each; 0: no reduction.
+  double reduce_seconds = 0;
 };
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.

@@ -206,8 +206,10 @@ namespace dlfuzz {
 
 TEST(CliTriage, ListShowReportExportMergeRetest) {
   std::string db = temp_path("triage.db"), merged = temp_path("triage_merged.db");
-  Outcome f = dlfuzz("fuzz --programs 3 --runners fault-wrong-value --no-progress --db " + db);
+  Outcome f = dlfuzz("fuzz --programs 3 --runners fault-wrong-value --no-progress --reduce 30 --db " + db);
   ASSERT_EQ(f.code, 1) << f.out;
+  EXPECT_NE(f.out.find("reduce bug 1: " + db + ".reduced/bug1.dlf"), std::string::npos) << f.out;
+  EXPECT_NE(dlfuzz("triage list --status reduced --db " + db).out.find("fault-wrong-value"), std::string::npos);
   Outcome l = dlfuzz("triage list --db " + db);
   EXPECT_EQ(l.code, 0);
   EXPECT_NE(l.out.find("numeric: fault-wrong-value vs eager"), std::string::npos) << l.out;
