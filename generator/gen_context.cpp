@@ -7,17 +7,6 @@
 
 namespace dlfuzz {
 
-namespace {
-// Outputs that share storage with their input in some cases and not in others
-// (reshape of a contiguous tensor, a cast to the same dtype, ...). Writing to
-// either side would make the result depend on that choice, so neither is written.
-bool maybe_alias(const std::string& op) {
-  return op == "reshape" || op == "flatten" || op == "contiguous" || op == "to" ||
-         op == "type_as" || op == "expand" || op == "expand_as" || op == "broadcast_to" ||
-         op == "split" || op == "chunk" || op == "unbind";
-}
-}  // namespace
-
 GenContext::GenContext(Program& p, Choices& c, const GenPolicy& policy)
     : p_(p), c_(c), policy_(policy) {
   blocks_.push_back(&p_.body);
@@ -241,11 +230,9 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
   for (int v : ins)
     if (!is_view) root_read_.insert(root_[v]);
   for (const auto& a : n.args) {
-    // type_as / expand_as read only the other tensor's dtype or shape.
-    if (a.name == "other" && (n.op == "type_as" || n.op == "expand_as")) continue;
-    Node one;
-    one.args = {a};
-    for (int v : node_inputs(one)) {
+    const ParamSpec* ps = spec ? spec->param(a.name) : nullptr;
+    if (ps && !ps->grad) continue;
+    for (int v : arg_inputs(a.value)) {
       bool grad_carrier = is_float(p_.type(v).dtype) && (from_param_.count(v) || from_param_.count(root_[v]));
       if (grad_carrier && differentiable) param_fed = true;
     }
@@ -263,7 +250,7 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
     if (ins.empty()) continue;
     int base = root_[ins[0]];
     if (spec && (spec->view || spec->inplace)) root_[o] = base;
-    if (spec && maybe_alias(spec->name)) {
+    if (spec && spec->may_alias) {
       no_write_.insert(o);
       no_write_.insert(base);
     }

@@ -32,6 +32,7 @@ struct ParamSpec {
   bool optional = false;    // None allowed
   bool positional = false;  // printed without `name=` (.dlf and Python)
   bool in_python = true;    // false: an ATen-only argument the Python API lacks
+  bool grad = true;         // false: only its dtype or shape is read (no gradient flows)
 };
 
 // What an op needs of its first input's values so the float64 run stays finite.
@@ -55,6 +56,10 @@ struct OpSpec {
   bool inplace = false;        // mutates its first argument
   bool view = false;           // output aliases its first argument
   bool saves_output = false;   // autograd saves the result: mutating it breaks backward
+  // The output shares storage with the first argument in some cases and not in
+  // others (reshape of a contiguous tensor, a cast to the same dtype), or is a
+  // view that may not be written (expanded, or one of several split views).
+  bool may_alias = false;
   bool float_only = false;     // inputs must be floating point (no int/bool kernels)
   bool bool_ok = false;        // accepts bool tensors
   bool half_ok = true;         // has CPU kernels for f16 in LibTorch 1.13

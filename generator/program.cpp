@@ -94,11 +94,17 @@ int Program::count_nodes() const {
   return n;
 }
 
+std::vector<int> arg_inputs(const ArgValue& v) {
+  if (auto* r = std::get_if<ValueRef>(&v)) return {r->id};
+  if (auto* l = std::get_if<ValueList>(&v)) return l->ids;
+  return {};
+}
+
 std::vector<int> node_inputs(const Node& n) {
   std::vector<int> ids;
   for (const auto& a : n.args) {
-    if (auto* r = std::get_if<ValueRef>(&a.value)) ids.push_back(r->id);
-    if (auto* l = std::get_if<ValueList>(&a.value)) ids.insert(ids.end(), l->ids.begin(), l->ids.end());
+    auto more = arg_inputs(a.value);
+    ids.insert(ids.end(), more.begin(), more.end());
   }
   return ids;
 }

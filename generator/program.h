@@ -169,7 +169,8 @@ void for_each_node(const Block& b, F&& f) {
   }
 }
 
-// Every value id a node reads through its arguments.
+// Every value id a node reads through its arguments, and through one argument.
 std::vector<int> node_inputs(const Node& n);
+std::vector<int> arg_inputs(const ArgValue& v);
 
 }  // namespace dlfuzz

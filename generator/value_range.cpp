@@ -37,13 +37,11 @@ bool finite(Interval a) { return std::isfinite(a.lo) && std::isfinite(a.hi); }
 
 // Ops whose outputs only hold values taken from their inputs.
 const std::set<std::string> kSelecting = {
-    "reshape", "view", "permute", "transpose", "expand", "expand_as", "slice", "select",
-    "narrow", "cat", "stack", "split", "chunk", "squeeze", "unsqueeze", "flatten", "contiguous",
-    "amax", "amin", "maximum", "minimum", "max_pool1d", "max_pool2d", "adaptive_max_pool2d",
-    "t", "unbind", "movedim", "clone", "flip", "roll", "where", "dropout", "relu", "relu6",
-    "hardtanh", "clamp", "mean", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "median",
-    "sort", "round", "floor", "ceil", "trunc", "repeat", "tile", "embedding", "diagonal",
-    "tril", "triu", "index_select", "gather"};
+    "reshape", "view", "permute", "transpose", "expand", "slice", "select", "narrow", "cat", "stack", "split",
+    "chunk", "squeeze", "unsqueeze", "flatten", "contiguous", "amax", "amin", "maximum", "minimum", "max_pool1d",
+    "max_pool2d", "t", "unbind", "movedim", "clone", "flip", "roll", "where", "relu", "relu6", "hardtanh", "clamp",
+    "mean", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "round", "floor", "ceil", "trunc", "repeat",
+    "embedding", "diagonal"};
 }  // namespace
 
 Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges,

@@ -88,6 +88,7 @@ void register_ops_cast(std::vector<OpSpec>& ops) {
   to.infer = infer_to;
   to.generate = gen_to;
   to.bool_ok = true;
+  to.may_alias = true;  // to() of the same dtype returns self
   to.python = ".to";
   ops.push_back(to);
 
@@ -96,9 +97,11 @@ void register_ops_cast(std::vector<OpSpec>& ops) {
   type_as.family = "cast";
   type_as.aten = "aten::type_as";
   type_as.params = {T("self"), T("other")};
+  type_as.params[1].grad = false;  // only other's dtype is read
   type_as.infer = infer_type_as;
   type_as.generate = gen_type_as;
   type_as.bool_ok = true;
+  type_as.may_alias = true;
   type_as.python = ".type_as";
   ops.push_back(type_as);
 }

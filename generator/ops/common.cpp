@@ -1,5 +1,7 @@
 #include "generator/ops/common.h"
 
+#include <algorithm>
+
 namespace dlfuzz::ops {
 
 bool dtype_allowed(const OpSpec& s, DType t) {
@@ -82,6 +84,36 @@ std::string infer_binary_inplace(const Program& p, const Node& n, std::vector<Te
     return std::string("result dtype ") + dtype_name(out[0].dtype) + " can't be cast to " + dtype_name(self.dtype);
   out = {self};
   return "";
+}
+
+std::string infer_size(int64_t numel, const IntList& size, Shape& out) {
+  out = size;
+  int64_t known = 1;
+  int infer_at = -1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == -1) {
+      if (infer_at >= 0) return "only one dimension can be inferred";
+      infer_at = static_cast<int>(i);
+    } else if (size[i] < 0) {
+      return "invalid shape dimension " + std::to_string(size[i]);
+    } else {
+      known *= size[i];
+    }
+  }
+  if (numel == known && infer_at < 0) return "";
+  if (infer_at >= 0 && known > 0 && numel % known == 0) {
+    out[infer_at] = numel / known;
+    return "";
+  }
+  return "shape is invalid for an input of size " + std::to_string(numel);
+}
+
+std::optional<int> operand(GenContext& g, const OpSpec& s, int min_rank) {
+  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() >= min_rank; });
+  if (v || g.focus()) return v;
+  DType t = g.random_dtype();
+  if (!dtype_allowed(s, t)) t = DType::f32;
+  return g.new_input({t, g.random_shape(min_rank, std::max(min_rank, 4))});
 }
 
 bool gen_unary(GenContext& g, const OpSpec& s, Node& n) {

@@ -38,7 +38,13 @@ std::string infer_binary_float(const Program& p, const Node& n, std::vector<Tens
 // In-place form: the result must keep self's shape and castable dtype.
 std::string infer_binary_inplace(const Program& p, const Node& n, std::vector<TensorType>& out);
 
+// at::infer_size: `size` may hold one -1; the product must match numel.
+std::string infer_size(int64_t numel, const IntList& size, Shape& out);
+
 // --- generate functions ---
+// A visible operand of rank >= min_rank the spec allows, else a fresh input
+// (none inside a block, where the focus must be used).
+std::optional<int> operand(GenContext& g, const OpSpec& s, int min_rank);
 // One tensor operand allowed by the spec, guarded for its domain.
 bool gen_unary(GenContext& g, const OpSpec& s, Node& n);
 // self plus a broadcastable tensor or a Python number `other`.

@@ -1,7 +1,7 @@
 // Shape ops that make (or may make) new tensors: reshape, flatten, contiguous,
 // cat, stack, split, chunk, repeat, flip, roll, clone. Every dtype, bool
 // included. reshape/flatten/contiguous may or may not alias their input and
-// split/chunk outputs are views; gen_context.cpp's maybe_alias list keeps all
+// split/chunk outputs are views; their OpSpec::may_alias keeps all
 // of these from being written in place.
 #include <algorithm>
 
@@ -11,14 +11,6 @@ namespace dlfuzz {
 using namespace ops;
 
 namespace {
-std::optional<int> operand(GenContext& g, const OpSpec& s, int min_rank) {
-  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() >= min_rank; });
-  if (v || g.focus()) return v;
-  DType t = g.random_dtype();
-  if (!dtype_allowed(s, t)) t = DType::f32;
-  return g.new_input({t, g.random_shape(min_rank, std::max(min_rank, 4))});
-}
-
 const TensorType& type_of(GenContext& g, int v) { return g.program().type(v); }
 
 // reshape(shape): at::infer_size, one -1 allowed.
@@ -50,18 +42,8 @@ std::string infer_reshape(const Program& p, const Node& n, std::vector<TensorTyp
   if (auto e = get_self(p, n, self); !e.empty()) return e;
   const IntList* size = int_list_arg(n, "shape");
   if (!size) return "missing int list 'shape'";
-  Shape shape = *size;
-  int64_t known = 1;
-  int infer_at = -1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1 && infer_at >= 0) return "only one dimension can be inferred";
-    if (shape[i] == -1) infer_at = static_cast<int>(i);
-    else if (shape[i] < 0) return "invalid shape dimension " + std::to_string(shape[i]);
-    else known *= shape[i];
-  }
-  int64_t numel = self->numel();
-  if (infer_at >= 0 && known > 0 && numel % known == 0) shape[infer_at] = numel / known;
-  else if (infer_at >= 0 || known != numel) return "shape is invalid for an input of size " + std::to_string(numel);
+  Shape shape;
+  if (auto e = infer_size(self->numel(), *size, shape); !e.empty()) return e;
   out = {{self->dtype, shape}};
   return "";
 }
@@ -402,9 +384,14 @@ void register_ops_shape(std::vector<OpSpec>& ops) {
   ops.push_back(shape_op("flip", "torch.flip", {T("self"), A("dims", K::int_list)}, infer_flip, gen_flip));
   ops.push_back(shape_op("roll", "torch.roll", {T("self"), A("shifts", K::int_list), A("dims", K::int_list)},
                          infer_roll, gen_roll));
-  // split and chunk always return views of self.
-  for (auto& s : ops)
+  for (auto& s : ops) {
+    // split and chunk always return views of self; writing one of several
+    // views of the same base is not allowed.
     if (s.name == "split" || s.name == "chunk") s.view = true;
+    // Their outputs may or may not share storage with self: never written.
+    if (s.name == "reshape" || s.name == "flatten" || s.name == "contiguous" || s.name == "split" || s.name == "chunk")
+      s.may_alias = true;
+  }
 }
 
 }  // namespace dlfuzz

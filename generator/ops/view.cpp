@@ -15,38 +15,6 @@ std::string need_int(const Node& n, const std::string& name, int64_t& v) {
   return get_int(n, name, v) ? "" : "missing int argument '" + name + "'";
 }
 
-// at::infer_size: `size` may hold one -1; the product must match numel.
-std::string infer_size(int64_t numel, const IntList& size, Shape& out) {
-  out = size;
-  int64_t known = 1;
-  int infer_at = -1;
-  for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] == -1) {
-      if (infer_at >= 0) return "only one dimension can be inferred";
-      infer_at = static_cast<int>(i);
-    } else if (size[i] < 0) {
-      return "invalid shape dimension " + std::to_string(size[i]);
-    } else {
-      known *= size[i];
-    }
-  }
-  if (numel == known && infer_at < 0) return "";
-  if (infer_at >= 0 && known > 0 && numel % known == 0) {
-    out[infer_at] = numel / known;
-    return "";
-  }
-  return "shape is invalid for an input of size " + std::to_string(numel);
-}
-
-// The operand of a view: a visible value of rank >= min_rank, else a fresh input.
-std::optional<int> operand(GenContext& g, const OpSpec& s, int min_rank) {
-  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() >= min_rank; });
-  if (v || g.focus()) return v;
-  DType t = g.random_dtype();
-  if (!dtype_allowed(s, t)) t = DType::f32;
-  return g.new_input({t, g.random_shape(min_rank, std::max(min_rank, 4))});
-}
-
 const TensorType& type_of(GenContext& g, int v) { return g.program().type(v); }
 
 // True when `v` is certainly contiguous: a contiguous input, or the result of
@@ -490,6 +458,9 @@ void register_ops_view(std::vector<OpSpec>& ops) {
   ops.push_back(view_op("unbind", "torch.unbind", {A("dim", K::int_)}, infer_unbind, gen_unbind));
   ops.push_back(view_op("movedim", "torch.movedim", {A("source", K::int_), A("destination", K::int_)}, infer_movedim,
                         gen_movedim));
+  // An expanded view overlaps itself; unbind gives several views of one base.
+  for (auto& s : ops)
+    if (s.name == "expand" || s.name == "unbind") s.may_alias = true;
 }
 
 }  // namespace dlfuzz
