@@ -10,13 +10,14 @@ struct DTypeInfo {
   const char* name;
   const char* torch_name;
   int size;
+  int c10_code;  // c10::ScalarType
 };
 constexpr DTypeInfo kInfo[kNumDTypes] = {
-    {DType::f32, "f32", "torch.float32", 4},  {DType::f64, "f64", "torch.float64", 8},
-    {DType::f16, "f16", "torch.float16", 2},  {DType::bf16, "bf16", "torch.bfloat16", 2},
-    {DType::i64, "i64", "torch.int64", 8},    {DType::i32, "i32", "torch.int32", 4},
-    {DType::i16, "i16", "torch.int16", 2},    {DType::i8, "i8", "torch.int8", 1},
-    {DType::u8, "u8", "torch.uint8", 1},      {DType::b8, "bool", "torch.bool", 1},
+    {DType::f32, "f32", "torch.float32", 4, 6},  {DType::f64, "f64", "torch.float64", 8, 7},
+    {DType::f16, "f16", "torch.float16", 2, 5},  {DType::bf16, "bf16", "torch.bfloat16", 2, 15},
+    {DType::i64, "i64", "torch.int64", 8, 4},    {DType::i32, "i32", "torch.int32", 4, 3},
+    {DType::i16, "i16", "torch.int16", 2, 2},    {DType::i8, "i8", "torch.int8", 1, 1},
+    {DType::u8, "u8", "torch.uint8", 1, 0},      {DType::b8, "bool", "torch.bool", 1, 11},
 };
 
 // Rank within each category, for promotion; mirrors c10's promoteTypes table for
@@ -31,12 +32,12 @@ int int_rank(DType t) {
     default: return -1;
   }
 }
-int category(DType t) { return is_bool(t) ? 0 : is_int(t) ? 1 : 2; }
 }  // namespace
 
 const char* dtype_name(DType t) { return kInfo[static_cast<int>(t)].name; }
 const char* dtype_torch_name(DType t) { return kInfo[static_cast<int>(t)].torch_name; }
 int dtype_size(DType t) { return kInfo[static_cast<int>(t)].size; }
+int dtype_c10_code(DType t) { return kInfo[static_cast<int>(t)].c10_code; }
 
 std::optional<DType> dtype_from_name(const std::string& s) {
   for (const auto& i : kInfo)

@@ -15,6 +15,7 @@ const char* dtype_name(DType t);                       // "f32", ..., "bool"
 std::optional<DType> dtype_from_name(const std::string& s);
 const char* dtype_torch_name(DType t);                 // "torch.float32", ...
 int dtype_size(DType t);                               // bytes per element
+int dtype_c10_code(DType t);                           // c10::ScalarType's value
 
 bool is_float(DType t);
 bool is_int(DType t);    // integral, bool excluded

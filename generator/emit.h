@@ -23,5 +23,7 @@ std::string emit_python(const Program& p);
 
 // Python name of a value: "x0" stays, "%12" becomes "v12".
 std::string py_name(const Program& p, int id);
+// A float as a Python literal that keeps float-ness: 1.0, 1e-05, float('inf').
+std::string py_float(double d);
 
 }  // namespace dlfuzz

@@ -20,8 +20,6 @@ std::string py_name(const Program& p, int id) {
   return out;
 }
 
-namespace {
-
 std::string py_float(double d) {
   if (std::isnan(d)) return "float('nan')";
   if (std::isinf(d)) return d > 0 ? "float('inf')" : "float('-inf')";
@@ -30,29 +28,16 @@ std::string py_float(double d) {
   return s;
 }
 
-// c10::ScalarType and c10::MemoryFormat numbering: TorchScript compiled from
-// C++ has no `torch.float32` value, only the enum's integer.
-int scalar_type_code(DType t) {
-  switch (t) {
-    case DType::u8: return 0;
-    case DType::i8: return 1;
-    case DType::i16: return 2;
-    case DType::i32: return 3;
-    case DType::i64: return 4;
-    case DType::f16: return 5;
-    case DType::f32: return 6;
-    case DType::f64: return 7;
-    case DType::b8: return 11;
-    case DType::bf16: return 15;
-  }
-  return 6;
-}
+namespace {
+
+// c10::MemoryFormat numbering (dtypes: dtype_c10_code): TorchScript compiled
+// from C++ has no `torch.float32` value, only the enum's integer.
 int mem_format_code(MemFormat m) {
   return m == MemFormat::contiguous ? 0 : m == MemFormat::preserve ? 1 : 2;
 }
 
 std::string py_literal(const Program& p, const ArgValue& v, bool ts) {
-  if (ts && std::holds_alternative<DType>(v)) return std::to_string(scalar_type_code(std::get<DType>(v)));
+  if (ts && std::holds_alternative<DType>(v)) return std::to_string(dtype_c10_code(std::get<DType>(v)));
   if (ts && std::holds_alternative<MemFormat>(v)) return std::to_string(mem_format_code(std::get<MemFormat>(v)));
   struct V {
     const Program& p;

@@ -12,13 +12,6 @@ namespace dlfuzz {
 
 namespace {
 
-std::string num(double d) {
-  std::string s = fmt::format("{}", d);
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  if (s == "inf" || s == "-inf" || s == "nan") s = "float('" + s + "')";
-  return s;
-}
-
 const char* kPrelude = R"PY(import argparse
 import json
 import sys
@@ -216,14 +209,14 @@ std::string emit_python(const Program& p) {
     const TensorType& t = p.type(d.value);
     std::string shape = fmt::format("[{}]", fmt::join(t.shape, ", "));
     s += fmt::format("    ({}, {}, \"{}\", {}, {}, \"{}\"),  # {}\n", shape, dtype_torch_name(t.dtype), init_name(d.init),
-                     num(d.lo), num(d.hi), layout_name(d.layout), py_name(p, d.value));
+                     py_float(d.lo), py_float(d.hi), layout_name(d.layout), py_name(p, d.value));
     if (d.kind == InputKind::param) params.push_back(std::to_string(i));
   }
   s += "]\n";
   s += fmt::format("PARAMS = [{}]\n", fmt::join(params, ", "));
   if (p.train)
-    s += fmt::format("TRAIN = (\"{}\", {}, {}, {}, {})\n", optimizer_name(p.train->optimizer), num(p.train->lr),
-                     num(p.train->momentum), num(p.train->weight_decay), p.train->steps);
+    s += fmt::format("TRAIN = (\"{}\", {}, {}, {}, {})\n", optimizer_name(p.train->optimizer), py_float(p.train->lr),
+                     py_float(p.train->momentum), py_float(p.train->weight_decay), p.train->steps);
   else
     s += "TRAIN = None\n";
   s += "\n\n" + emit_function(p, "program", false);
