@@ -16,7 +16,8 @@ at::Tensor collective_world1(const Node& n, const at::Tensor& x) { return x.clon
 
 class Interpreter {
  public:
-  Interpreter(const Program& p, bool fp64) : p_(p), fp64_(fp64), env_(p.values.size()) {}
+  Interpreter(const Program& p, bool fp64, OpCaller& caller)
+      : p_(p), fp64_(fp64), env_(p.values.size()), caller_(caller) {}
 
   void bind(int id, const at::Tensor& t) { env_.at(id) = t; }
   const at::Tensor& value(int id) const { return env_.at(id); }
@@ -61,7 +62,7 @@ class Interpreter {
   const Program& p_;
   bool fp64_;
   std::vector<at::Tensor> env_;
-  OpCaller caller_;
+  OpCaller& caller_;
 };
 
 }  // namespace
@@ -90,7 +91,7 @@ RunResult EagerRunner::run(const Program& p, const RunConfig&) {
   DriveOptions opt;
   opt.fp64 = fp64_;
   return drive_program(p, name(), opt, [&](const std::vector<at::Tensor>& inputs) {
-    Interpreter interp(p, fp64_);
+    Interpreter interp(p, fp64_, caller_);
     for (size_t i = 0; i < p.inputs.size(); ++i) interp.bind(p.inputs[i].value, inputs[i]);
     interp.block(p.body);
     std::vector<at::Tensor> outs;

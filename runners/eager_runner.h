@@ -1,5 +1,6 @@
 // Eager ATen execution; see eager_runner.cpp.
 #pragma once
+#include "runners/op_caller.h"
 #include "runners/runner.h"
 
 namespace dlfuzz {
@@ -12,6 +13,7 @@ class EagerRunner : public Runner {
 
  private:
   bool fp64_;
+  OpCaller caller_;  // resolved overloads, kept across programs
 };
 
 }  // namespace dlfuzz

@@ -40,39 +40,41 @@ torch::jit::Module program_module(const Program& p, const FrozenModuleSource& sr
   return m;
 }
 
-RunResult compile_failure(const std::string& runner) {
-  RunResult r;
-  r.runner = runner;
-  r.versions = torch_version_string();
-  r.stage = Stage::compile;
-  record_exception(r);
-  return r;
-}
-
 std::vector<at::Tensor> tuple_tensors(const c10::IValue& out, bool copy) {
   std::vector<at::Tensor> outs;
   for (const auto& e : out.toTupleRef().elements()) outs.push_back(copy ? e.toTensor().clone() : e.toTensor());
   return outs;
 }
 
-RunResult FrozenRunner::run(const Program& p, const RunConfig& cfg) {
-  torch::jit::Module frozen;
+RunResult run_module_program(const Program& p, const std::string& runner, const RunConfig& cfg,
+                             const std::function<ModuleForward(torch::jit::Module&)>& compile, bool copy_outputs) {
+  ModuleForward forward;
   FrozenModuleSource src;
   try {
     src = frozen_module_source(p);
     torch::jit::Module m = program_module(p, src);
-    torch::jit::Module f = torch::jit::freeze(m);
-    frozen = torch::jit::optimize_for_inference(f);
+    forward = compile(m);
   } catch (...) {
-    return compile_failure(name());
+    return compile_failure(runner);
   }
   DriveOptions opt;
   opt.warmup = cfg.warmup;
-  return drive_program(p, name(), opt, [&](const std::vector<at::Tensor>& inputs) {
+  return drive_program(p, runner, opt, [&](const std::vector<at::Tensor>& inputs) {
     std::vector<c10::IValue> args;
     for (size_t i : src.forward_args) args.push_back(inputs[i]);
-    return tuple_tensors(frozen.forward(args), false);
+    return tuple_tensors(forward(std::move(args)), copy_outputs);
   });
+}
+
+RunResult FrozenRunner::run(const Program& p, const RunConfig& cfg) {
+  return run_module_program(
+      p, name(), cfg,
+      [](torch::jit::Module& m) -> ModuleForward {
+        torch::jit::Module f = torch::jit::freeze(m);
+        auto frozen = std::make_shared<torch::jit::Module>(torch::jit::optimize_for_inference(f));
+        return [frozen](std::vector<c10::IValue> args) { return frozen->forward(std::move(args)); };
+      },
+      /*copy_outputs=*/false);
 }
 
 }  // namespace dlfuzz

@@ -5,6 +5,8 @@
 #pragma once
 #include <torch/csrc/jit/api/module.h>
 
+#include <functional>
+
 #include "runners/runner.h"
 
 namespace dlfuzz {
@@ -26,9 +28,14 @@ FrozenModuleSource frozen_module_source(const Program& p);
 
 // The eval-mode Module with the program's params registered as parameters.
 torch::jit::Module program_module(const Program& p, const FrozenModuleSource& src);
-// A RunResult for a failure while building or compiling (call inside catch).
-RunResult compile_failure(const std::string& runner);
 // A forward result tuple as tensors (copied where the runtime reuses buffers).
 std::vector<at::Tensor> tuple_tensors(const c10::IValue& out, bool copy);
+
+// What `frozen` and `static` share: build the program's module, let `compile`
+// turn it into a forward function (a compile error becomes a compile-stage
+// result), then drive that function like any runner.
+using ModuleForward = std::function<c10::IValue(std::vector<c10::IValue>)>;
+RunResult run_module_program(const Program& p, const std::string& runner, const RunConfig& cfg,
+                             const std::function<ModuleForward(torch::jit::Module&)>& compile, bool copy_outputs);
 
 }  // namespace dlfuzz

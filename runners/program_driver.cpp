@@ -46,6 +46,15 @@ void record_exception(RunResult& r) {
   r.status = is_oom(r.error) ? RunStatus::oom : RunStatus::exception;
 }
 
+RunResult compile_failure(const std::string& runner) {
+  RunResult r;
+  r.runner = runner;
+  r.versions = torch_version_string();
+  r.stage = Stage::compile;
+  record_exception(r);
+  return r;
+}
+
 RunResult drive_program(const Program& p, const std::string& runner, const DriveOptions& opt,
                         const ForwardFn& forward) {
   RunResult r;

@@ -25,5 +25,7 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
 
 // Fill r with an error from the current exception (call inside catch).
 void record_exception(RunResult& r);
+// A compile-stage failure of `runner` from the current exception (call inside catch).
+RunResult compile_failure(const std::string& runner);
 
 }  // namespace dlfuzz

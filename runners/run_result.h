@@ -2,6 +2,7 @@
 // results as plain host tensors.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,5 +47,8 @@ struct RunResult {
 
 nlohmann::json to_json(const HostTensor& t, bool with_values);
 nlohmann::json to_json(const RunResult& r, bool with_values);
+// The result's fields, each tensor written by `tensor` (the wire format's
+// encoder writes offsets into a byte blob instead of values).
+nlohmann::json to_json(const RunResult& r, const std::function<nlohmann::json(const HostTensor&)>& tensor);
 
 }  // namespace dlfuzz

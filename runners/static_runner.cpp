@@ -11,26 +11,17 @@
 namespace dlfuzz {
 
 RunResult StaticRunner::run(const Program& p, const RunConfig& cfg) {
-  std::unique_ptr<torch::jit::StaticModule> smod;
-  FrozenModuleSource src;
-  try {
-    src = frozen_module_source(p);
-    torch::jit::Module m = program_module(p, src);
-    torch::jit::StaticModuleOptions opts;
-    opts.enable_out_variant = true;
-    opts.optimize_memory = true;
-    smod = std::make_unique<torch::jit::StaticModule>(m, /*is_frozen=*/false, opts);
-  } catch (...) {
-    return compile_failure(name());
-  }
-  DriveOptions opt;
-  opt.warmup = cfg.warmup;
-  return drive_program(p, name(), opt, [&](const std::vector<at::Tensor>& inputs) {
-    std::vector<c10::IValue> args;
-    for (size_t i : src.forward_args) args.push_back(inputs[i]);
-    // Static Runtime reuses its output buffers across calls: copy them out.
-    return tuple_tensors((*smod)(args), true);
-  });
+  return run_module_program(
+      p, name(), cfg,
+      [](torch::jit::Module& m) -> ModuleForward {
+        torch::jit::StaticModuleOptions opts;
+        opts.enable_out_variant = true;
+        opts.optimize_memory = true;
+        auto smod = std::make_shared<torch::jit::StaticModule>(m, /*is_frozen=*/false, opts);
+        return [smod](std::vector<c10::IValue> args) { return (*smod)(std::move(args)); };
+      },
+      // Static Runtime reuses its output buffers across calls: copy them out.
+      /*copy_outputs=*/true);
 }
 
 }  // namespace dlfuzz

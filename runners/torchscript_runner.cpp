@@ -17,12 +17,7 @@ RunResult TorchScriptRunner::run(const Program& p, const RunConfig& cfg) {
   try {
     cu = torch::jit::compile(emit_torchscript(p));
   } catch (...) {
-    RunResult r;
-    r.runner = name_;
-    r.versions = torch_version_string();
-    r.stage = Stage::compile;
-    record_exception(r);
-    return r;
+    return compile_failure(name_);
   }
   torch::jit::Function& fn = cu->get_function("forward");
   DriveOptions opt;

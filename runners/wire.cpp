@@ -89,13 +89,7 @@ ReadStatus read_frame(int fd, std::string& payload, int timeout_ms) {
 
 std::string encode_result(const RunResult& r) {
   std::string blob;
-  nlohmann::json j = {{"runner", r.runner},     {"status", status_name(r.status)}, {"stage", stage_name(r.stage)},
-                      {"error", r.error},       {"losses", r.losses},              {"setup_ms", r.setup_ms},
-                      {"run_ms", r.run_ms},     {"total_ms", r.total_ms}, {"versions", r.versions}};
-  for (const char* key : {"outputs", "grads", "params"}) j[key] = nlohmann::json::array();
-  for (const auto& t : r.outputs) j["outputs"].push_back(tensor_meta(t, blob));
-  for (const auto& t : r.grads) j["grads"].push_back(tensor_meta(t, blob));
-  for (const auto& t : r.params) j["params"].push_back(tensor_meta(t, blob));
+  nlohmann::json j = to_json(r, [&](const HostTensor& t) { return tensor_meta(t, blob); });
   std::string meta = j.dump();
   uint32_t n = static_cast<uint32_t>(meta.size());
   std::string out(4, '\0');
