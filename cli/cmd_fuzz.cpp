@@ -6,6 +6,7 @@
 
 #include "cli/campaign.h"
 #include "cli/evaluate.h"
+#include "cli/load.h"
 #include "cli/commands.h"
 #include "runners/executor.h"
 #include "runners/runner.h"
@@ -78,14 +79,8 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       }
       c.programs = o->programs;
       if (c.seconds <= 0 && c.programs <= 0) c.seconds = 60;
-      for (const auto& name : CLI::detail::split(o->runners, ',')) {
-        if (!is_python_runner(name) && !make_runner(name)) {
-          std::cerr << fmt::format("dlfuzz fuzz: unknown runner '{}' (known: {}, {})\n", name,
-                                   fmt::join(runner_names(), ", "), fmt::join(python_runner_names(), ", "));
-          return kExitUsage;
-        }
-        c.runners.push_back(name);
-      }
+      c.runners = CLI::detail::split(o->runners, ',');
+      if (!check_runner_names("fuzz", c.runners)) return kExitUsage;
       c.jobs = o->jobs;
       c.seed = o->seed;
       c.db = o->db;

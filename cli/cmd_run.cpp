@@ -48,12 +48,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
   cmd->callback([o, action] {
     *action = [o]() -> int {
       std::vector<std::string> names = CLI::detail::split(o->runners, ',');
-      for (const auto& name : names)
-        if (!is_python_runner(name) && !make_runner(name)) {
-          std::cerr << fmt::format("dlfuzz run: unknown runner '{}' (known: {}, {})\n", name,
-                                   fmt::join(runner_names(), ", "), fmt::join(python_runner_names(), ", "));
-          return kExitUsage;
-        }
+      if (!check_runner_names("run", names)) return kExitUsage;
       auto p = load_or_report(o->file);
       if (!p) return kExitUsage;
       if (o->in_process) {

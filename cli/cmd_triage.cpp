@@ -40,12 +40,16 @@ int list(Store& s, const Opts& o) {
   return kExitOk;
 }
 
-int show(Store& s, const Opts& o) {
+// The bug o.id, or a message naming the store.
+std::optional<BugDetail> find_bug(Store& s, const Opts& o) {
   auto d = load_bug(s, o.id);
-  if (!d) {
-    std::cerr << "dlfuzz triage: no bug " << o.id << " in " << o.db << "\n";
-    return kExitUsage;
-  }
+  if (!d) std::cerr << "dlfuzz triage: no bug " << o.id << " in " << o.db << "\n";
+  return d;
+}
+
+int show(Store& s, const Opts& o) {
+  auto d = find_bug(s, o);
+  if (!d) return kExitUsage;
   std::cout << fmt::format("bug {}: {}\nstatus {}, {} hits ({} findings), first {}, last {}\nsignature {}\n{} vs {} at {}: {}\n"
                            "versions: {}\n\n{} program:\n{}",
                            d->bug.id, d->bug.title, d->bug.status, d->bug.hits, d->findings, d->bug.first_seen,
@@ -55,11 +59,8 @@ int show(Store& s, const Opts& o) {
 }
 
 int report(Store& s, const Opts& o) {
-  auto d = load_bug(s, o.id);
-  if (!d) {
-    std::cerr << "dlfuzz triage: no bug " << o.id << " in " << o.db << "\n";
-    return kExitUsage;
-  }
+  auto d = find_bug(s, o);
+  if (!d) return kExitUsage;
   std::string md = markdown_report(*d, o.db);
   if (o.out.empty()) std::cout << md;
   else std::ofstream(o.out) << md;

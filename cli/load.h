@@ -1,9 +1,15 @@
-// Loading .dlf files for subcommands: errors printed as file:line:col.
+// Checking what a subcommand was given: .dlf files (errors printed as
+// file:line:col) and runner names.
 #pragma once
 #include <iostream>
 #include <optional>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "generator/dlf.h"
+#include "runners/executor.h"
+#include "runners/runner.h"
 
 namespace dlfuzz::cli {
 
@@ -14,6 +20,17 @@ inline std::optional<Program> load_or_report(const std::string& path) {
     return std::nullopt;
   }
   return std::move(r.program);
+}
+
+// True when every name is a runner this build has; else prints which is not.
+inline bool check_runner_names(const std::string& cmd, const std::vector<std::string>& names) {
+  for (const auto& name : names)
+    if (!is_python_runner(name) && !make_runner(name)) {
+      std::cerr << fmt::format("dlfuzz {}: unknown runner '{}' (known: {}, {})\n", cmd, name,
+                               fmt::join(runner_names(), ", "), fmt::join(python_runner_names(), ", "));
+      return false;
+    }
+  return true;
 }
 
 }  // namespace dlfuzz::cli
