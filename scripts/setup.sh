@@ -12,6 +12,7 @@ DEBIAN_PACKAGES=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev sqlite3
   libgtest-dev googletest libbenchmark-dev
   python3 python3-venv python3-pip
+  ca-certificates xz-utils procps
 )
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
