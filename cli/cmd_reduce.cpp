@@ -18,6 +18,7 @@
 #include "cli/load.h"
 #include "generator/dlf.h"
 #include "generator/emit.h"
+#include "generator/summary.h"
 #include "reducers/delta.h"
 #include "reducers/pass.h"
 #include "runners/runner.h"
@@ -182,11 +183,11 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
         try {
           Store store(o->db);
           std::string hash = store.add_program(print_program(reduced), reduced.seed, reduced.count_nodes());
-          if (t->bug_id >= 0)
-            store.db().prepare("UPDATE bugs SET reduced_program = ?, status = 'reduced' WHERE id = ? AND status IN ('new','flaky')")
-                .bind(1, hash)
-                .bind(2, t->bug_id)
-                .run();
+          if (t->bug_id >= 0) {
+            int64_t dup = store.record_reduction(t->bug_id, hash, op_set(reduced));
+            if (dup) std::cout << fmt::format("bug {} is a duplicate of bug {} (same error and reduced op set)\n",
+                                              t->bug_id, dup);
+          }
         } catch (const StoreError& e) {
           std::cerr << "dlfuzz reduce: " << e.what() << "\n";
           return kExitUsage;

@@ -17,7 +17,7 @@ namespace {
 struct Opts {
   std::string db = "dlfuzz.db", status, out;
   int64_t id = -1;
-  bool json = false;
+  bool json = false, all = false;
   std::vector<std::string> shards;
   int timeout = 60;
 };
@@ -34,9 +34,17 @@ int with_store(const Opts& o, const std::function<int(Store&)>& f) {
 
 int list(Store& s, const Opts& o) {
   std::cout << fmt::format("{:>5} {:<9} {:>6}  {:<20} {}\n", "id", "status", "hits", "last seen", "title");
-  for (const auto& b : s.bugs())
-    if (o.status.empty() || b.status == o.status)
-      std::cout << fmt::format("{:>5} {:<9} {:>6}  {:<20} {}\n", b.id, b.status, b.hits, b.last_seen, b.title);
+  int hidden = 0;
+  for (const auto& b : s.bugs()) {
+    if (!o.status.empty() && b.status != o.status) continue;
+    if (b.duplicate_of && !o.all) {
+      ++hidden;
+      continue;
+    }
+    std::string dup = b.duplicate_of ? fmt::format(" [duplicate of {}]", b.duplicate_of) : "";
+    std::cout << fmt::format("{:>5} {:<9} {:>6}  {:<20} {}{}\n", b.id, b.status, b.hits, b.last_seen, b.title, dup);
+  }
+  if (hidden) std::cout << fmt::format("({} duplicates of listed bugs not shown; --all shows them)\n", hidden);
   return kExitOk;
 }
 
@@ -50,11 +58,13 @@ std::optional<BugDetail> find_bug(Store& s, const Opts& o) {
 int show(Store& s, const Opts& o) {
   auto d = find_bug(s, o);
   if (!d) return kExitUsage;
-  std::cout << fmt::format("bug {}: {}\nstatus {}, {} hits ({} findings), first {}, last {}\nsignature {}\n{} vs {} at {}: {}\n"
+  std::cout << fmt::format("bug {}: {}\nstatus {}, {} hits ({} findings), first {}, last {}{}\nsignature {}\n{} vs {} at {}: {}\n"
                            "versions: {}\n\n{} program:\n{}",
                            d->bug.id, d->bug.title, d->bug.status, d->bug.hits, d->findings, d->bug.first_seen,
-                           d->bug.last_seen, d->bug.signature, d->test_runner, d->ref_runner, d->stage, d->detail,
-                           d->versions, d->reduced ? "reduced" : "example", d->program);
+                           d->bug.last_seen,
+                           d->bug.duplicate_of ? fmt::format(", duplicate of bug {}", d->bug.duplicate_of) : "",
+                           d->bug.full_signature(), d->test_runner, d->ref_runner, d->stage, d->detail, d->versions,
+                           d->reduced ? "reduced" : "example", d->program);
   return kExitOk;
 }
 
@@ -100,6 +110,7 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
   auto* l = cmd->add_subcommand("list", "One line per bug");
   db(l);
   l->add_option("--status", o->status, "only bugs with this status");
+  l->add_flag("--all", o->all, "also bugs marked as duplicates of others");
   l->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return list(s, *o); }); }; });
   auto* sh = cmd->add_subcommand("show", "A bug with its finding and program");
   db(sh);

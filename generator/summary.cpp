@@ -35,4 +35,12 @@ nlohmann::json to_json(const ProgramSummary& s) {
           {"world", s.world},       {"inputs", s.inputs},   {"params", s.params}};
 }
 
+std::string op_set(const Program& p) {
+  ProgramSummary s = summarize(p);
+  std::string out;
+  for (const auto& [op, n] : s.ops) out += (out.empty() ? "" : ",") + op;
+  if (out.empty()) out = "none";  // reduced to inputs passed through
+  return s.training ? out + "+train" : out;
+}
+
 }  // namespace dlfuzz

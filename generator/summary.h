@@ -21,6 +21,10 @@ struct ProgramSummary {
 };
 
 ProgramSummary summarize(const Program& p);
+// The sorted, comma-separated set of ops ("none" if there are none), "+train"
+// for a training program:
+// what refines a bug's signature once its program is reduced.
+std::string op_set(const Program& p);
 nlohmann::json to_json(const ProgramSummary& s);
 
 }  // namespace dlfuzz

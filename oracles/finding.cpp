@@ -21,11 +21,23 @@ std::string normalize_error(const std::string& text) {
   std::string s = key_line(text);
   static const std::regex hex("0x[0-9a-fA-F]+");
   static const std::regex path("(/[A-Za-z0-9_.+-]+)+");
+  // dtype names: the same kernel bug shows up for every dtype it is fed.
+  static const std::regex dtype_name(
+      "\\b(CPU|CUDA)?(Float|Double|Half|BFloat16|Long|Int|Short|Char|Byte|Bool|ComplexFloat|ComplexDouble)(Type)?\\b");
+  static const std::regex dtype_word("\\b(float|double|half|bfloat16|u?int(8|16|32|64)|float(16|32|64))\\b");
+  static const std::regex dtype_after("\\b(dtype |torch\\.)(long|int|short|char|byte|bool)\\b");
   static const std::regex num("-?[0-9]+(\\.[0-9]+)?(e[-+]?[0-9]+)?");
+  static const std::regex shape_list("\\[N(, N)*\\]");  // shapes of any rank
+  static const std::regex shape_tuple("\\(N(, N)+\\)");
   static const std::regex space("\\s+");
   s = std::regex_replace(s, hex, "ADDR");
   s = std::regex_replace(s, path, "PATH");
+  s = std::regex_replace(s, dtype_name, "$1DTYPE$3");
+  s = std::regex_replace(s, dtype_word, "DTYPE");
+  s = std::regex_replace(s, dtype_after, "$1DTYPE");
   s = std::regex_replace(s, num, "N");
+  s = std::regex_replace(s, shape_list, "[N...]");
+  s = std::regex_replace(s, shape_tuple, "(N...)");
   s = std::regex_replace(s, space, " ");
   if (s.size() > 200) s.resize(200);
   return s;

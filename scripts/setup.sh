@@ -13,6 +13,7 @@ DEBIAN_PACKAGES=(
   libgtest-dev googletest libbenchmark-dev
   python3 python3-venv python3-pip
   ca-certificates xz-utils procps
+  chromium zlib1g-dev  # the HTML report test renders the page and reads the PNG
 )
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do

@@ -25,9 +25,10 @@ struct Series {
   std::vector<double> y;
 };
 
-// A line chart over sample index (samples are taken every 10 s).
+// A line chart over sample index (samples are taken every 10 s); the x axis
+// runs from the first sample to the last.
 std::string svg_chart(const std::string& title, const std::vector<Series>& series) {
-  const double w = 560, h = 200, pad = 36;
+  const double w = 400, h = 200, pad = 36;
   size_t n = 0;
   double ymax = 1;
   for (const auto& s : series) {
@@ -51,7 +52,7 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
   double lx = pad;
   for (const auto& s : series) {
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>", lx, h - 8, s.color, escape(s.name));
-    lx += 160;
+    lx += 140;
   }
   return out + "</svg></figure>\n";
 }
@@ -76,15 +77,21 @@ std::string html_report(Store& store) {
       "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>dlfuzz bugs</title><style>"
       "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse}"
       "td,th{border:1px solid #ccc;padding:4px 8px;font-size:13px;text-align:left}th{background:#eee}"
+      "td:nth-child(4),td:nth-child(5){white-space:nowrap}"
       "figure{display:inline-block;margin:8px 24px 8px 0}figcaption{font-weight:bold}</style></head><body>\n";
   s += fmt::format("<h1>dlfuzz: {} bugs, {} findings, {} programs stored, {} campaigns</h1>\n", store.bugs().size(),
                    store.count("findings"), store.count("programs"), store.count("campaigns"));
-  s += svg_chart("Findings and unique bugs over time", {findings, bugs});
+  s += svg_chart("Findings over time", {findings});
+  s += svg_chart("Unique bugs over time", {bugs});
   s += svg_chart("Throughput over time", {rate});
-  s += "<table><tr><th>id</th><th>status</th><th>hits</th><th>first seen</th><th>last seen</th><th>title</th></tr>\n";
-  for (const auto& b : store.bugs())
-    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.id,
-                     escape(b.status), b.hits, escape(b.first_seen), escape(b.last_seen), escape(b.title));
+  s += "<table><tr><th>id</th><th>status</th><th>hits</th><th>first seen</th><th>last seen</th><th>title</th>"
+       "<th>reduced ops</th></tr>\n";
+  for (const auto& b : store.bugs()) {
+    std::string status = b.duplicate_of ? fmt::format("{} (dup of {})", b.status, b.duplicate_of) : b.status;
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.id,
+                     escape(status), b.hits, escape(b.first_seen), escape(b.last_seen), escape(b.title),
+                     escape(b.reduced_ops));
+  }
   return s + "</table></body></html>\n";
 }
 

@@ -2,8 +2,16 @@
 
 #include <filesystem>
 #include <map>
+#include <vector>
 
 namespace dlfuzz {
+
+namespace {
+void bind_text_or_null(Statement& st, int i, Statement& q, int column) {
+  if (q.column_is_null(column)) st.bind_null(i);
+  else st.bind(i, q.column_text(column));
+}
+}  // namespace
 
 MergeStats merge_store(Store& into, const std::string& shard_path) {
   if (!std::filesystem::exists(shard_path)) throw StoreError(shard_path + ": no such file");
@@ -13,6 +21,7 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   MergeStats st;
   Transaction tx(dst);
   std::map<int64_t, int64_t> campaign_ids, bug_ids;
+  std::vector<std::pair<int64_t, int64_t>> shard_duplicates;  // (bug, duplicate_of) in shard ids
   {
     auto q = src.prepare("SELECT id, started_at, ended_at, host, config, versions, programs, findings FROM campaigns");
     while (q.step()) {
@@ -34,31 +43,39 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   }
   {
     auto q = src.prepare(
-        "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, reduced_program FROM bugs");
+        "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, reduced_program, "
+        "reduced_ops, duplicate_of FROM bugs");
     while (q.step()) {
       std::string sig = q.column_text(1);
       auto find = dst.prepare("SELECT id FROM bugs WHERE signature = ?");
       find.bind(1, sig);
       if (find.step()) {
         int64_t id = find.column_int(0);
-        dst.prepare("UPDATE bugs SET hits = hits + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?), "
-                    "reduced_program = coalesce(reduced_program, ?) WHERE id = ?")
-            .bind(1, q.column_int(7)).bind(2, q.column_text(5)).bind(3, q.column_text(6))
-            .bind(4, q.column_text(9)).bind(5, id).run();
+        auto upd = dst.prepare("UPDATE bugs SET hits = hits + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?), "
+                    "reduced_program = coalesce(reduced_program, ?), reduced_ops = coalesce(reduced_ops, ?) WHERE id = ?");
+        upd.bind(1, q.column_int(7)).bind(2, q.column_text(5)).bind(3, q.column_text(6));
+        bind_text_or_null(upd, 4, q, 9);
+        bind_text_or_null(upd, 5, q, 10);
+        upd.bind(6, id).run();
         bug_ids[q.column_int(0)] = id;
         ++st.merged_bugs;
       } else {
         auto ins = dst.prepare("INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, "
-                               "example_program, reduced_program) VALUES(?,?,?,?,?,?,?,?,?)");
+                               "example_program, reduced_program, reduced_ops) VALUES(?,?,?,?,?,?,?,?,?,?)");
         ins.bind(1, sig).bind(2, q.column_text(2)).bind(3, q.column_text(3)).bind(4, q.column_text(4))
             .bind(5, q.column_text(5)).bind(6, q.column_text(6)).bind(7, q.column_int(7)).bind(8, q.column_text(8));
-        if (q.column_is_null(9)) ins.bind_null(9);
-        else ins.bind(9, q.column_text(9));
+        bind_text_or_null(ins, 9, q, 9);
+        bind_text_or_null(ins, 10, q, 10);
         ins.run();
         bug_ids[q.column_int(0)] = dst.last_insert_id();
         ++st.new_bugs;
       }
+      if (!q.column_is_null(11)) shard_duplicates.emplace_back(q.column_int(0), q.column_int(11));
     }
+    // A duplicate link is kept where the merged store has none yet.
+    for (auto [bug, of] : shard_duplicates)
+      dst.prepare("UPDATE bugs SET duplicate_of = ? WHERE id = ? AND duplicate_of IS NULL AND ? <> id")
+          .bind(1, bug_ids[of]).bind(2, bug_ids[bug]).bind(3, bug_ids[of]).run();
   }
   {
     auto q = src.prepare("SELECT campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "

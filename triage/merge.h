@@ -12,7 +12,8 @@ struct MergeStats {
   int64_t campaigns = 0, programs = 0, findings = 0, new_bugs = 0, merged_bugs = 0;
 };
 
-// One transaction per shard; the shard is opened read-only and left as is.
+// One transaction per shard. The shard is only read (an older schema is first
+// migrated in place, like any store dlfuzz opens).
 MergeStats merge_store(Store& into, const std::string& shard_path);
 
 }  // namespace dlfuzz

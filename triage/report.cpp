@@ -66,7 +66,8 @@ nlohmann::json export_json(Store& store) {
   for (const auto& b : store.bugs()) {
     nlohmann::json j = {{"id", b.id},           {"signature", b.signature}, {"status", b.status},
                         {"title", b.title},     {"kind", b.kind},           {"first_seen", b.first_seen},
-                        {"last_seen", b.last_seen}, {"hits", b.hits},       {"example_program", b.example_program}};
+                        {"last_seen", b.last_seen}, {"hits", b.hits},       {"example_program", b.example_program},
+                        {"reduced_ops", b.reduced_ops}, {"duplicate_of", b.duplicate_of}};
     out["bugs"].push_back(j);
   }
   out["programs"] = store.count("programs");

@@ -29,6 +29,32 @@ CREATE TABLE throughput(
   campaign_id INTEGER REFERENCES campaigns(id), at TEXT NOT NULL, programs INTEGER, findings INTEGER,
   unique_bugs INTEGER);
 )SQL";
+
+// Migrations, one per version after 1: kMigrations[i] takes version i+1 to
+// i+2. A new store is created at version 1 and migrated like an old one, so
+// every step runs on every fresh store.
+const char* kMigrations[] = {
+    // 2: the reduced program's op set refines the signature; duplicates point
+    // at the bug they repeat.
+    "ALTER TABLE bugs ADD COLUMN reduced_ops TEXT;"
+    "ALTER TABLE bugs ADD COLUMN duplicate_of INTEGER REFERENCES bugs(id);",
+};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1, "one migration per version");
+
+std::vector<std::string> split_signature(const std::string& sig) {  // oracle|ref|test|stage|error
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (int i = 0; i < 4; ++i) {
+    size_t bar = sig.find('|', start);
+    if (bar == std::string::npos) break;
+    parts.push_back(sig.substr(start, bar - start));
+    start = bar + 1;
+  }
+  parts.push_back(sig.substr(start));
+  return parts;
+}
+
+std::string runner_family(const std::string& runner) { return runner.substr(0, runner.find('-')); }
 }  // namespace
 
 std::string now_utc() {
@@ -59,30 +85,36 @@ void Store::migrate() {
   } catch (const StoreError& e) {
     throw StoreError(db_->path() + ": not a readable dlfuzz database (" + e.what() + ")");
   }
+  int version = 1;
   if (tables == 0) {
     db_->exec("PRAGMA journal_mode=WAL");
     Transaction tx(*db_);
     db_->exec(kSchemaV1);
-    db_->prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?)").bind(1, std::to_string(kSchemaVersion)).run();
+    db_->prepare("INSERT INTO meta(key, value) VALUES('schema_version', '1')").run();
     tx.commit();
-    return;
+  } else {
+    version = 0;
+    try {
+      auto st = db_->prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+      if (st.step()) version = std::stoi(st.column_text(0));
+    } catch (const std::exception&) {
+      throw StoreError(db_->path() + ": not a dlfuzz database (no schema_version)");
+    }
+    if (version > kSchemaVersion)
+      throw StoreError(fmt::format("{}: schema version {} is newer than this dlfuzz understands ({})", db_->path(),
+                                   version, kSchemaVersion));
+    if (version < 1) throw StoreError(db_->path() + ": not a dlfuzz database (bad schema_version)");
+    auto check = db_->prepare("PRAGMA quick_check");
+    if (!check.step() || check.column_text(0) != "ok")
+      throw StoreError(db_->path() + ": database is corrupt (" + check.column_text(0) + ")");
+    db_->exec("PRAGMA journal_mode=WAL");
   }
-  int version = 0;
-  try {
-    auto st = db_->prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-    if (st.step()) version = std::stoi(st.column_text(0));
-  } catch (const std::exception&) {
-    throw StoreError(db_->path() + ": not a dlfuzz database (no schema_version)");
+  for (; version < kSchemaVersion; ++version) {
+    Transaction tx(*db_);
+    db_->exec(kMigrations[version - 1]);
+    db_->prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").bind(1, std::to_string(version + 1)).run();
+    tx.commit();
   }
-  if (version > kSchemaVersion)
-    throw StoreError(fmt::format("{}: schema version {} is newer than this dlfuzz understands ({})", db_->path(),
-                                 version, kSchemaVersion));
-  if (version < 1) throw StoreError(db_->path() + ": not a dlfuzz database (bad schema_version)");
-  auto check = db_->prepare("PRAGMA quick_check");
-  if (!check.step() || check.column_text(0) != "ok")
-    throw StoreError(db_->path() + ": database is corrupt (" + check.column_text(0) + ")");
-  db_->exec("PRAGMA journal_mode=WAL");
-  // Future versions migrate here, one step per version, each in a transaction.
 }
 
 int64_t Store::begin_campaign(const std::string& config_json, const std::string& versions) {
@@ -182,13 +214,48 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
   return bug;
 }
 
+int64_t Store::record_reduction(int64_t bug, const std::string& program_hash, const std::string& ops) {
+  Transaction tx(*db_);
+  db_->prepare("UPDATE bugs SET reduced_program = ?, reduced_ops = ?, "
+               "status = CASE WHEN status IN ('new','flaky') THEN 'reduced' ELSE status END WHERE id = ?")
+      .bind(1, program_hash)
+      .bind(2, ops)
+      .bind(3, bug)
+      .run();
+  std::string sig;
+  {
+    auto st = db_->prepare("SELECT signature FROM bugs WHERE id = ?");
+    st.bind(1, bug);
+    if (!st.step()) throw StoreError(fmt::format("{}: no bug {}", db_->path(), bug));
+    sig = st.column_text(0);
+  }
+  auto mine = split_signature(sig);
+  int64_t duplicate_of = 0;
+  auto st = db_->prepare("SELECT id, signature FROM bugs WHERE reduced_ops = ? AND id < ? ORDER BY id");
+  st.bind(1, ops).bind(2, bug);
+  while (st.step() && !duplicate_of) {
+    auto other = split_signature(st.column_text(1));
+    if (other.size() == 5 && mine.size() == 5 && other[0] == mine[0] && other[1] == mine[1] &&
+        runner_family(other[2]) == runner_family(mine[2]) && other[3] == mine[3] && other[4] == mine[4])
+      duplicate_of = st.column_int(0);
+  }
+  auto set = db_->prepare("UPDATE bugs SET duplicate_of = ? WHERE id = ?");
+  if (duplicate_of) set.bind(1, duplicate_of);
+  else set.bind_null(1);
+  set.bind(2, bug).run();
+  tx.commit();
+  return duplicate_of;
+}
+
 std::vector<BugRow> Store::bugs() {
   std::vector<BugRow> rows;
   auto st = db_->prepare(
-      "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program FROM bugs ORDER BY id");
+      "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, "
+      "coalesce(reduced_ops, ''), coalesce(duplicate_of, 0) FROM bugs ORDER BY id");
   while (st.step())
     rows.push_back({st.column_int(0), st.column_text(1), st.column_text(2), st.column_text(3), st.column_text(4),
-                    st.column_text(5), st.column_text(6), st.column_text(8), st.column_int(7)});
+                    st.column_text(5), st.column_text(6), st.column_text(8), st.column_int(7), st.column_text(9),
+                    st.column_int(10)});
   return rows;
 }
 

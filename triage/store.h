@@ -12,12 +12,17 @@
 
 namespace dlfuzz {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 struct BugRow {
   int64_t id;
   std::string signature, status, title, kind, first_seen, last_seen, example_program;
   int64_t hits;
+  std::string reduced_ops;    // sorted op set of the reduced program ("" until reduced)
+  int64_t duplicate_of = 0;   // an earlier bug this one is judged the same as (0: none)
+
+  // The signature refined by the reduced op set, once there is one.
+  std::string full_signature() const { return reduced_ops.empty() ? signature : signature + "|ops=" + reduced_ops; }
 };
 
 class Store {
@@ -36,6 +41,12 @@ class Store {
   // whether the bug is new through *new_bug.
   int64_t add_finding(int64_t campaign, const std::string& program_hash, const Finding& f,
                       const std::string& versions, bool* new_bug = nullptr);
+
+  // Records bug's reduced program and its op set. A bug whose refined
+  // signature minus the runner names (oracle, stage, error text, reduced op
+  // set) equals an earlier bug's in the same runner family (ts, ts-nnc and
+  // ts-legacy are one) is marked duplicate_of that bug; returns its id or 0.
+  int64_t record_reduction(int64_t bug, const std::string& program_hash, const std::string& ops);
 
   std::vector<BugRow> bugs();
   int64_t count(const std::string& table);

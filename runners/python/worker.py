@@ -146,6 +146,17 @@ def stage_of(exc, tb_text):
     return "run"
 
 
+def describe(exc):
+    """One line naming the error. Wrappers such as BackendCompilerFailed say
+    only "backend='inductor' raised:", so the exception they wrap is named too."""
+    lines = str(exc).strip().splitlines()
+    text = f"{type(exc).__name__}: {lines[0] if lines else ''}"
+    inner = getattr(exc, "inner_exception", None) or exc.__cause__
+    if inner is not None and text.endswith("raised:"):
+        text += " " + describe(inner)
+    return text
+
+
 def run_one(runner, source, warmup):
     result = {"runner": runner, "status": "ok", "stage": "none", "error": "", "losses": [], "setup_ms": 0.0,
               "run_ms": 0.0, "total_ms": 0.0, "versions": VERSION, "outputs": [], "grads": [], "params": []}
@@ -172,8 +183,7 @@ def run_one(runner, source, warmup):
         result.update(status="oom", stage=stage, error=f"MemoryError: {e}")
     except Exception as e:  # the system under test failing is data
         tb = traceback.format_exc()
-        msg = str(e).strip().splitlines()
-        text = f"{type(e).__name__}: {msg[0] if msg else ''}"
+        text = describe(e)
         status = "oom" if "out of memory" in text.lower() else "exception"
         result.update(status=status, stage=stage_of(e, tb) if stage == "run" else stage, error=text)
     finally:

@@ -25,9 +25,9 @@ struct Outcome {
   std::string out;
 };
 
-// Runs `dlfuzz ARGS` with stdout and stderr captured.
-Outcome dlfuzz(const std::string& args) {
-  std::string cmd = std::string(DLFUZZ_BINARY) + " " + args + " 2>&1";
+// Runs a shell command with stdout and stderr captured.
+Outcome shell(const std::string& command) {
+  std::string cmd = command + " 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -36,6 +36,9 @@ Outcome dlfuzz(const std::string& args) {
   int status = pclose(f);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+
+// Runs `dlfuzz ARGS`.
+Outcome dlfuzz(const std::string& args) { return shell(std::string(DLFUZZ_BINARY) + " " + args); }
 
 std::string temp_path(const std::string& name) {
   fs::path dir = fs::temp_directory_path() / "dlfuzz_cli_test";
@@ -238,12 +241,35 @@ TEST(CliTriage, ListShowReportExportMergeRetest) {
   std::ifstream in(page);
   std::stringstream html;
   html << in.rdbuf();
-  for (const char* part : {"<table>", "<svg", "Findings and unique bugs over time", "Throughput over time",
+  for (const char* part : {"<table>", "<svg", "Findings over time", "Unique bugs over time", "Throughput over time",
                            "numeric: fault-wrong-value vs eager"})
     EXPECT_NE(html.str().find(part), std::string::npos) << part;
   EXPECT_EQ(html.str().find("http"), std::string::npos) << "self-contained: no network references";
   EXPECT_EQ(dlfuzz("triage show 99 --db " + db).code, 2);
   EXPECT_EQ(dlfuzz("triage merge --db " + merged + " /nonexistent.db").code, 2);
+}
+
+TEST(Nightly, ShardsThenMergeReduceAndReport) {
+  std::string out = (fs::temp_directory_path() / "dlfuzz_cli_test" / "nightly").string();
+  fs::remove_all(out);
+  std::string script = "bash " + std::string(DLFUZZ_SOURCE_DIR) + "/scripts/nightly.sh";
+  Outcome run = shell("DLFUZZ=" + std::string(DLFUZZ_BINARY) + " " + script + " --out " + out +
+                      " --shards 2 --programs 3 --runners fault-wrong-value --reduce-max 30");
+  const std::string& log = run.out;
+  ASSERT_EQ(run.code, 0) << log;
+  Store merged(out + "/nightly.db");
+  EXPECT_EQ(merged.count("campaigns"), 2) << log;
+  auto bugs = merged.bugs();
+  ASSERT_EQ(bugs.size(), 1u) << "both shards find the same planted bug: one bug after the merge\n" << log;
+  EXPECT_EQ(bugs[0].hits, merged.count("findings"));
+  EXPECT_EQ(bugs[0].status, "reduced") << log;
+  EXPECT_FALSE(bugs[0].reduced_ops.empty());
+  for (const char* file : {"/reports/bug-1.md", "/report.html", "/reduced/bug-1.dlf", "/shard-0.db", "/shard-1.db"})
+    EXPECT_TRUE(fs::exists(out + file)) << file << "\n" << log;
+  Outcome bad = shell(script + " --bogus");
+  EXPECT_EQ(bad.code, 2);
+  const std::string& msg = bad.out;
+  EXPECT_NE(msg.find("unknown option '--bogus'"), std::string::npos) << msg;
 }
 
 }  // namespace dlfuzz

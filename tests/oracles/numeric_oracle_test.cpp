@@ -115,6 +115,6 @@ TEST(Signature, TorchScriptErrorsKeepTheRealError) {
   std::string ts = "The following operation failed in the TorchScript interpreter.\n"
                    "Traceback of TorchScript (most recent call last):\n  File \"<string>\", line 20, in forward\n"
                    "RuntimeError: expected scalar type Float but found Double\n";
-  EXPECT_EQ(normalize_error(ts), "RuntimeError: expected scalar type Float but found Double");
+  EXPECT_EQ(normalize_error(ts), "RuntimeError: expected scalar type DTYPE but found DTYPE");
 }
 }  // namespace dlfuzz

@@ -130,6 +130,45 @@ TEST(Store, NewerSchemaIsRefused) {
 
 namespace dlfuzz {
 
+TEST(Store, OldSchemaIsMigratedKeepingItsData) {
+  std::string path = temp_db("migrate.db");
+  {
+    Store s(path);
+    int64_t c = s.begin_campaign("{}", "v");
+    s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
+    // Turn it back into a version-1 store, as an older dlfuzz wrote it.
+    s.db().exec("ALTER TABLE bugs DROP COLUMN duplicate_of; ALTER TABLE bugs DROP COLUMN reduced_ops;"
+                "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  }
+  Store s(path);
+  auto st = s.db().prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.column_text(0), std::to_string(kSchemaVersion));
+  ASSERT_EQ(s.bugs().size(), 1u);
+  EXPECT_EQ(s.bugs()[0].hits, 1);
+  EXPECT_EQ(s.bugs()[0].reduced_ops, "");
+  EXPECT_EQ(s.count("findings"), 1);
+}
+
+TEST(Store, ReducedOpSetRefinesTheSignatureAndMarksDuplicatesWithinARunnerFamily) {
+  std::string path = temp_db("reduced.db");
+  Store s(path);
+  int64_t c = s.begin_campaign("{}", "v");
+  std::string prog = s.add_program("p\n", 1, 1), small = s.add_program("small\n", 1, 1);
+  int64_t ts = s.add_finding(c, prog, finding("ts", "modified by an inplace operation"), "v");
+  int64_t nnc = s.add_finding(c, prog, finding("ts-nnc", "modified by an inplace operation"), "v");
+  int64_t legacy = s.add_finding(c, prog, finding("ts-legacy", "modified by an inplace operation"), "v");
+  int64_t frozen = s.add_finding(c, prog, finding("frozen", "modified by an inplace operation"), "v");
+  EXPECT_EQ(s.record_reduction(ts, small, "mul,relu_+train"), 0);
+  EXPECT_EQ(s.record_reduction(nnc, small, "mul,relu_+train"), ts) << "same bug through another TorchScript executor";
+  EXPECT_EQ(s.record_reduction(legacy, small, "add,sigmoid_+train"), 0) << "another op set is another bug";
+  EXPECT_EQ(s.record_reduction(frozen, small, "mul,relu_+train"), 0) << "another runner family";
+  for (const auto& b : s.bugs()) {
+    EXPECT_EQ(b.status, "reduced");
+    if (b.id == nnc) EXPECT_EQ(b.full_signature(), b.signature + "|ops=mul,relu_+train");
+  }
+}
+
 TEST(Merge, OverlappingShardsFoldIntoOneWithTheRightCounts) {
   std::string a = temp_db("shard_a.db"), b = temp_db("shard_b.db"), all = temp_db("merged.db");
   {
