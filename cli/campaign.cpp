@@ -43,14 +43,15 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = opt.timeout_ms;
   Executor ex(eo);
-  GenPolicy policy;
+  std::map<int, GenPolicy> policies;
+  for (int w : opt.worlds) policies[w] = policy_for_world(w);
   while (!g_stop) {
     if (opt.seconds > 0 && Clock::now() >= deadline) break;
     if (!counts_programs && g_native_done) break;
     int64_t i = next_index++;
     if (opt.programs > 0 && i >= opt.programs) break;
     uint64_t seed = opt.seed + static_cast<uint64_t>(i);
-    Program p = generate_program(policy, seed);
+    Program p = generate_program(policies[opt.worlds[i % opt.worlds.size()]], seed);
     Evaluation ev = evaluate(ex, p, runners, opt.recheck);
     std::lock_guard<std::mutex> lock(sh.mu);
     if (counts_programs) ++sh.programs;

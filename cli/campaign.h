@@ -10,6 +10,7 @@ struct CampaignOptions {
   double seconds = 0;    // 0: no time limit
   int64_t programs = 0;  // 0: no program limit (one of the two must be set)
   std::vector<std::string> runners;
+  std::vector<int> worlds = {1};  // program i has worlds[i % size] ranks
   int jobs = 1;
   uint64_t seed = 1;
   std::string db = "dlfuzz.db";

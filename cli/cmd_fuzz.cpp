@@ -35,7 +35,7 @@ const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,ao
 void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");
   struct Opts {
-    std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db";
+    std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1";
     int64_t programs = 0;
     int jobs = 2, timeout = 30;
     uint64_t seed = 1;
@@ -52,6 +52,9 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "first seed")->capture_default_str();
+  cmd->add_option("--world", o->worlds,
+                  "ranks per program, e.g. 2,4: programs take the listed world sizes in turn (Gloo ranks as threads)")
+      ->capture_default_str();
   cmd->add_option("--db", o->db, "SQLite bug store")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds one runner may take on one program")->capture_default_str();
   cmd->add_flag("--no-progress", o->no_progress, "no live progress line");
@@ -81,6 +84,15 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       if (c.seconds <= 0 && c.programs <= 0) c.seconds = 60;
       c.runners = CLI::detail::split(o->runners, ',');
       if (!check_runner_names("fuzz", c.runners)) return kExitUsage;
+      c.worlds.clear();
+      for (const auto& w : CLI::detail::split(o->worlds, ',')) {
+        int n = std::atoi(w.c_str());
+        if (n < 1 || n > 8 || std::to_string(n) != w) {
+          std::cerr << "dlfuzz fuzz: --world '" << o->worlds << "' is not a list of world sizes from 1 to 8\n";
+          return kExitUsage;
+        }
+        c.worlds.push_back(n);
+      }
       c.jobs = o->jobs;
       c.seed = o->seed;
       c.db = o->db;

@@ -1,4 +1,4 @@
-// dlfuzz gen --seed S [--count N] [-o PATH]
+// dlfuzz gen --seed S [--count N] [--world W] [-o PATH]
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,16 +13,19 @@ void add_gen(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("gen", "Generate programs as .dlf text");
   struct Opts {
     uint64_t seed = 0;
-    int count = 1;
+    int count = 1, world = 1;
     std::string out;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--seed", o->seed, "first seed")->required();
   cmd->add_option("--count", o->count, "number of programs (seeds S, S+1, ...)")->check(CLI::PositiveNumber);
   cmd->add_option("-o,--out", o->out, "output file (count 1) or directory (count > 1); default stdout");
+  cmd->add_option("--world", o->world, "ranks: above 1, data-parallel training plans and collectives")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
   cmd->callback([o, action] {
     *action = [o]() -> int {
-      GenPolicy policy;
+      GenPolicy policy = policy_for_world(o->world);
       if (o->count > 1 && !o->out.empty()) std::filesystem::create_directories(o->out);
       for (int i = 0; i < o->count; ++i) {
         uint64_t seed = o->seed + i;

@@ -1,4 +1,4 @@
-// dlfuzz run FILE [--runners a,b] [--json [--values]] [--in-process]
+// dlfuzz run FILE [--runners a,b] [--world N] [--json [--values]] [--in-process]
 // Replays one program: the runners under test and their references, each in a
 // crash-isolated worker, judged by the oracles. Exit 1 when there are findings.
 #include <fmt/format.h>
@@ -9,6 +9,8 @@
 #include "cli/commands.h"
 #include "cli/evaluate.h"
 #include "cli/load.h"
+#include "generator/verify.h"
+#include "runners/distributed/dist_runner.h"
 #include "runners/executor.h"
 #include "runners/runner.h"
 
@@ -37,6 +39,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
     std::string runners = "ts,ts-nnc,ts-legacy,frozen";
     bool json = false, values = false, in_process = false;
     int timeout = 60;
+    int world = 0;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, ".dlf program")->required();
@@ -45,18 +48,34 @@ void add_run(CLI::App& app, std::function<int()>* action) {
   cmd->add_flag("--json", o->json, "print results and findings as JSON");
   cmd->add_flag("--values", o->values, "with --json: include tensor values");
   cmd->add_flag("--in-process", o->in_process, "run LibTorch runners in this process (no isolation, no oracles)");
+  cmd->add_option("--world", o->world, "run over this many ranks instead of the program's world size")
+      ->check(CLI::Range(1, 8));
   cmd->callback([o, action] {
     *action = [o]() -> int {
       std::vector<std::string> names = CLI::detail::split(o->runners, ',');
       if (!check_runner_names("run", names)) return kExitUsage;
       auto p = load_or_report(o->file);
       if (!p) return kExitUsage;
+      if (o->world > 0 && o->world != p->plan.world) {
+        // A data-parallel program runs on any world (its shapes are per rank);
+        // explicit collectives have shapes that depend on it.
+        p->plan.world = o->world;
+        if (std::string err = verify(*p); !err.empty()) {
+          std::cerr << fmt::format("dlfuzz run: {} cannot run over {} ranks: {}\n", o->file, o->world, err);
+          return kExitUsage;
+        }
+      }
       if (o->in_process) {
         int rc = kExitOk;
         for (const auto& name : names) {
-          auto r = make_runner(name);
-          if (!r) continue;
-          RunResult res = r->run(*p, RunConfig{});
+          RunResult res;
+          if (is_distributed_run(name, *p)) {
+            res = run_distributed(name, *p, RunConfig{});
+          } else {
+            auto r = make_runner(name);
+            if (!r) continue;
+            res = r->run(*p, RunConfig{});
+          }
           rc = res.ok() ? rc : kExitFinding;
           print_result(res);
         }

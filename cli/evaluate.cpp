@@ -9,6 +9,7 @@
 #include <set>
 
 #include "oracles/numeric_oracle.h"
+#include "oracles/rank_oracle.h"
 #include "oracles/status_oracle.h"
 
 #ifndef DLFUZZ_SOURCE_DIR
@@ -20,6 +21,7 @@ namespace dlfuzz {
 namespace {
 std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test) {
   if (auto f = check_status(ref, test)) return f;
+  if (auto f = check_rank_consistency(test)) return f;
   return check_numeric(ref, test, fp64 && fp64->ok() ? fp64 : nullptr);
 }
 }  // namespace
@@ -39,14 +41,18 @@ ExecutorOptions default_executor_options() {
 
 Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::string>& test_runners, bool recheck) {
   Evaluation ev;
-  std::vector<std::string> order, tests;
-  for (const auto& t : test_runners) {
+  std::vector<std::string> order, tests, wanted = test_runners;
+  // Over several ranks, eager itself is under test too: its ranks against its
+  // one-process run (distributed equivalence) and against each other.
+  if (is_data_parallel(p) && std::find(wanted.begin(), wanted.end(), "eager") == wanted.end())
+    wanted.insert(wanted.begin(), "eager");
+  for (const auto& t : wanted) {
     if (!runner_supports(t, p)) {
       ev.skipped.push_back(t);
       continue;
     }
     tests.push_back(t);
-    for (const auto& ref : {reference_of(t), fp64_reference_of(t)})
+    for (const auto& ref : {reference_of(t, p), fp64_reference_of(t, p)})
       if (std::find(order.begin(), order.end(), ref) == order.end()) order.push_back(ref);
   }
   size_t n_refs = order.size();
@@ -60,12 +66,12 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
     if (!r.versions.empty()) versions.insert(r.versions);
   for (const auto& v : versions) ev.versions += (ev.versions.empty() ? "" : "; ") + v;
   for (size_t i = 0; i < n_refs; ++i)
-    if (!ev.results[i].ok() && (ev.results[i].runner == "eager" || ev.results[i].runner == "py-eager"))
+    if (!ev.results[i].ok() && ev.results[i].runner == reference_of(ev.results[i].runner, p))
       ev.reference_failures.push_back(ev.results[i].runner + ": " + ev.results[i].error.substr(0, 200));
   for (size_t i = n_refs; i < ev.results.size(); ++i) {
     const RunResult& test = ev.results[i];
-    const RunResult* ref = by_name[reference_of(test.runner)];
-    const RunResult* fp64 = by_name[fp64_reference_of(test.runner)];
+    const RunResult* ref = by_name[reference_of(test.runner, p)];
+    const RunResult* fp64 = by_name[fp64_reference_of(test.runner, p)];
     if (!ref || !ref->ok()) continue;  // the program is invalid for this PyTorch, not a finding
     auto f = judge(*ref, fp64, test);
     if (!f) continue;

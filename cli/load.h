@@ -1,6 +1,7 @@
 // Checking what a subcommand was given: .dlf files (errors printed as
 // file:line:col) and runner names.
 #pragma once
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -8,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "generator/dlf.h"
+#include "runners/distributed/dist_runner.h"
 #include "runners/executor.h"
 #include "runners/runner.h"
 
@@ -24,10 +26,12 @@ inline std::optional<Program> load_or_report(const std::string& path) {
 
 // True when every name is a runner this build has; else prints which is not.
 inline bool check_runner_names(const std::string& cmd, const std::vector<std::string>& names) {
+  const auto& dist = distributed_fault_names();
   for (const auto& name : names)
-    if (!is_python_runner(name) && !make_runner(name)) {
-      std::cerr << fmt::format("dlfuzz {}: unknown runner '{}' (known: {}, {})\n", cmd, name,
-                               fmt::join(runner_names(), ", "), fmt::join(python_runner_names(), ", "));
+    if (!is_python_runner(name) && !make_runner(name) && std::find(dist.begin(), dist.end(), name) == dist.end()) {
+      std::cerr << fmt::format("dlfuzz {}: unknown runner '{}' (known: {}, {}, {})\n", cmd, name,
+                               fmt::join(runner_names(), ", "), fmt::join(python_runner_names(), ", "),
+                               fmt::join(dist, ", "));
       return false;
     }
   return true;

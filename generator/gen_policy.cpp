@@ -16,4 +16,11 @@ uint64_t GenPolicy::hash() const {
   return h;
 }
 
+GenPolicy policy_for_world(int world) {
+  GenPolicy p;
+  p.world = world;
+  if (world > 1) p.family_weights["collective"] = 6;
+  return p;
+}
+
 }  // namespace dlfuzz

@@ -23,7 +23,9 @@ struct GenPolicy {
   int max_outputs = 3;
   // Special values (NaN, +-Inf, -0.0, denormals) in inputs; off by default.
   double p_special_values = 0.0;
-  int world = 1;  // parallel plans: world > 1 is generated once distribution lands
+  // Ranks of generated programs. Above 1: training programs get a dp or zero
+  // plan, inference programs explicit collectives (see policy_for_world).
+  int world = 1;
 
   // Relative weight of each dtype for new data inputs.
   std::map<DType, double> dtype_weights = {
@@ -39,5 +41,9 @@ struct GenPolicy {
   // Stable across machines: FNV-1a over the printed knobs.
   uint64_t hash() const;
 };
+
+// The default policy for programs over `world` ranks: collectives get a
+// weight when there is more than one rank.
+GenPolicy policy_for_world(int world);
 
 }  // namespace dlfuzz

@@ -23,6 +23,11 @@ class Generator {
   void run() {
     bool training = c_.coin(g_.policy().p_training);
     if (training) p_.train = TrainStep{};
+    p_.plan.world = std::max(1, g_.policy().world);
+    // Training programs over several ranks follow a data-parallel plan (DDP's
+    // averaged all-reduce, or ZeRO's sharded optimizer); inference programs
+    // call collectives explicitly.
+    if (p_.plan.world > 1 && training) p_.plan.kind = c_.coin(0.5) ? PlanKind::dp : PlanKind::zero;
     // The first operand of a program; training programs start from a float batch.
     TensorType first{training ? g_.random_float_dtype() : g_.random_dtype(), g_.random_shape(1, 4)};
     g_.new_input(first);
@@ -37,6 +42,7 @@ class Generator {
     }
     choose_outputs();
     if (training) add_training_step();
+    if (p_.plan.world > 1) place_inputs();
   }
 
  private:
@@ -171,6 +177,19 @@ class Generator {
     if (sinks.empty() && !p_.body.nodes.empty()) sinks.push_back(p_.body.nodes.back().outputs.at(0));
     int keep = std::min<int>(static_cast<int>(sinks.size()), g_.policy().max_outputs);
     p_.body.yields.assign(sinks.end() - keep, sinks.end());
+  }
+
+  // Data and targets split along dim 0 across ranks (every one under a
+  // data-parallel plan, about half otherwise); params stay replicated. Shards
+  // are even: a rank's shape is the one in the program, the whole tensor is
+  // `world` of them.
+  void place_inputs() {
+    bool data_parallel = p_.plan.kind == PlanKind::dp || p_.plan.kind == PlanKind::zero;
+    for (auto& in : p_.inputs) {
+      const TensorType& t = p_.type(in.value);
+      if (in.kind == InputKind::param || t.rank() == 0 || t.shape[0] == 0) continue;
+      if (data_parallel || c_.coin(0.5)) in.placement.shard_dim = 0;
+    }
   }
 
   void add_training_step() {

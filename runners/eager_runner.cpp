@@ -3,16 +3,16 @@
 // Training programs run forward, backward and an optimizer step `steps` times.
 #include "runners/eager_runner.h"
 
+#include <mutex>
+
 #include "generator/op_spec.h"
+#include "runners/distributed/collectives.h"
 #include "runners/op_caller.h"
 #include "runners/program_driver.h"
 
 namespace dlfuzz {
 
 namespace {
-
-// Collectives on one rank: every one of them is the identity.
-at::Tensor collective_world1(const Node& n, const at::Tensor& x) { return x.clone(); }
 
 class Interpreter {
  public:
@@ -50,9 +50,8 @@ class Interpreter {
     }
     const OpSpec* spec = find_op(n.op);
     if (!spec) throw std::runtime_error("unknown op " + n.op);
-    if (spec->family == "collective") {
-      if (p_.plan.world != 1) throw std::runtime_error("collectives with world > 1 need the distributed runner");
-      bind(n.outputs[0], collective_world1(n, value(std::get<ValueRef>(n.arg("self")->value).id)));
+    if (spec->family == "collective") {  // on this thread's rank (the identity at world 1)
+      bind(n.outputs[0], run_collective(n, value(std::get<ValueRef>(n.arg("self")->value).id)));
       return;
     }
     auto outs = caller_.call(spec->aten, n, [this](int id) { return value(id); }, fp64_);
@@ -74,15 +73,28 @@ std::string EagerRunner::name() const { return fp64_ ? "eager64" : "eager"; }
 namespace {
 // In the float64 reference, integer->float promotions (sin of an int tensor,
 // true division) must give float64 too: make it the default dtype for the run.
+// Ranks of a distributed run are threads: the first guard sets, the last restores.
 class DefaultDtypeGuard {
  public:
-  explicit DefaultDtypeGuard(bool fp64) : old_(c10::get_default_dtype()) {
-    if (fp64) c10::set_default_dtype(caffe2::TypeMeta::Make<double>());
+  explicit DefaultDtypeGuard(bool fp64) : fp64_(fp64) {
+    if (!fp64_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (active_++ == 0) {
+      old_ = c10::get_default_dtype();
+      c10::set_default_dtype(caffe2::TypeMeta::Make<double>());
+    }
   }
-  ~DefaultDtypeGuard() { c10::set_default_dtype(old_); }
+  ~DefaultDtypeGuard() {
+    if (!fp64_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--active_ == 0) c10::set_default_dtype(old_);
+  }
 
  private:
-  caffe2::TypeMeta old_;
+  bool fp64_;
+  static inline std::mutex mutex_;
+  static inline int active_ = 0;
+  static inline caffe2::TypeMeta old_;
 };
 }  // namespace
 

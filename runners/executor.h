@@ -23,11 +23,15 @@ struct ExecutorOptions {
 bool is_python_runner(const std::string& name);
 const std::vector<std::string>& python_runner_names();
 // The reference runners a test runner is compared with: eager and its float64
-// twin from the same PyTorch.
-std::string reference_of(const std::string& runner);
-std::string fp64_reference_of(const std::string& runner);
-// False where a path does not apply (freezing or AOTInductor of training programs).
+// twin from the same PyTorch. For a data-parallel plan over several ranks,
+// their one-process runs over the shards as micro-batches ("eager@1"): the
+// distributed-equivalence oracle.
+std::string reference_of(const std::string& runner, const Program& p);
+std::string fp64_reference_of(const std::string& runner, const Program& p);
+// False where a path does not apply (freezing or AOTInductor of training
+// programs; Python runners over several ranks; distributed faults at world 1).
 bool runner_supports(const std::string& runner, const Program& p);
+bool is_data_parallel(const Program& p);  // world > 1 with a dp or zero plan
 
 class Executor {
  public:

@@ -8,6 +8,7 @@
 #include "generator/emit.h"
 #include "runners/input_builder.h"
 #include "runners/program_driver.h"
+#include "runners/ts_resolver.h"
 
 namespace dlfuzz {
 
@@ -35,7 +36,7 @@ torch::jit::Module program_module(const Program& p, const FrozenModuleSource& sr
   torch::jit::Module m("DlfuzzProgram");
   for (size_t i : src.param_inputs)
     m.register_parameter(py_name(p, p.inputs[i].value), build_input(p, i, false), /*is_buffer=*/false);
-  m.define(src.source);
+  m.define(src.source, ts_resolver());
   m.eval();
   return m;
 }

@@ -9,9 +9,15 @@ double input_phase(uint64_t seed, size_t index) {
   return static_cast<double>(((seed % 9973) * 31 + index * 17) % 997) / 997.0;
 }
 
-at::Tensor build_input(const Program& p, size_t index, bool fp64) {
+at::Tensor build_input(const Program& p, size_t index, bool fp64, int shard, int shards) {
   const InputDecl& d = p.inputs.at(index);
-  const TensorType& t = p.type(d.value);
+  const TensorType& local = p.type(d.value);
+  int dim = d.placement.shard_dim;
+  bool sharded = shards > 1 && dim >= 0 && dim < local.rank();
+  // A sharded input is built whole (every rank computes the same tensor) and
+  // this rank's even slice taken from it.
+  TensorType t = local;
+  if (sharded) t.shape[dim] *= shards;
   DType dt = fp64 && is_float(t.dtype) ? DType::f64 : t.dtype;
   auto opts = at::TensorOptions().dtype(at::kDouble);
   int64_t n = t.numel();
@@ -35,6 +41,7 @@ at::Tensor build_input(const Program& p, size_t index, bool fp64) {
     }
   }
   x = x.to(to_aten(dt)).reshape(t.shape);
+  if (sharded) x = x.narrow(dim, shard * local.shape[dim], local.shape[dim]).contiguous();
   if (d.layout == Layout::channels_last && t.rank() == 4) x = x.contiguous(at::MemoryFormat::ChannelsLast);
   if (d.layout == Layout::strided && t.rank() >= 2) x = x.transpose(-1, -2).contiguous().transpose(-1, -2);
   return x;

@@ -4,6 +4,8 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/tensorexpr/kernel.h>
 
+#include <mutex>
+
 // Shipped in libtorch_cpu but its header (codegen/fuser/interface.h) is not.
 namespace torch::jit {
 TORCH_API bool canFuseOnCPU();
@@ -12,12 +14,23 @@ TORCH_API void overrideCanFuseOnCPU(bool value);
 
 namespace dlfuzz {
 
+namespace {
+// The ranks of a distributed run are threads running the same runner: the
+// first guard sets the globals, the last one restores them, so no rank
+// changes them under another.
+std::mutex guard_mutex;
+int active_guards = 0;
+// The globals as they were before the first active guard.
+struct Saved {
+  bool profiling, executor, nnc, can_fuse, must_llvm;
+} saved;
+}  // namespace
+
 JitSettingsGuard::JitSettingsGuard(const JitSettings& s) {
-  profiling_ = torch::jit::getProfilingMode();
-  executor_ = torch::jit::getExecutorMode();
-  nnc_ = torch::jit::tensorExprFuserEnabled();
-  can_fuse_ = torch::jit::canFuseOnCPU();
-  must_llvm_ = torch::jit::tensorexpr::getTEMustUseLLVMOnCPU();
+  std::lock_guard<std::mutex> lock(guard_mutex);
+  if (active_guards++ > 0) return;
+  saved = {torch::jit::getProfilingMode(), torch::jit::getExecutorMode(), torch::jit::tensorExprFuserEnabled(),
+           torch::jit::canFuseOnCPU(), torch::jit::tensorexpr::getTEMustUseLLVMOnCPU()};
   torch::jit::getProfilingMode() = s.profiling_executor;
   torch::jit::getExecutorMode() = s.profiling_executor;
   torch::jit::setTensorExprFuserEnabled(s.nnc);
@@ -27,11 +40,13 @@ JitSettingsGuard::JitSettingsGuard(const JitSettings& s) {
 }
 
 JitSettingsGuard::~JitSettingsGuard() {
-  torch::jit::getProfilingMode() = profiling_;
-  torch::jit::getExecutorMode() = executor_;
-  torch::jit::setTensorExprFuserEnabled(nnc_);
-  torch::jit::overrideCanFuseOnCPU(can_fuse_);
-  torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = must_llvm_;
+  std::lock_guard<std::mutex> lock(guard_mutex);
+  if (--active_guards > 0) return;
+  torch::jit::getProfilingMode() = saved.profiling;
+  torch::jit::getExecutorMode() = saved.executor;
+  torch::jit::setTensorExprFuserEnabled(saved.nnc);
+  torch::jit::overrideCanFuseOnCPU(saved.can_fuse);
+  torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = saved.must_llvm;
 }
 
 }  // namespace dlfuzz

@@ -1,5 +1,7 @@
 // The JIT's global knobs (executor, profiling, NNC fuser) for one run, restored
 // afterwards, so TorchScript runners with different settings share a process.
+// Guards may overlap only with the same settings (the rank threads of one
+// distributed run): the first sets the globals, the last restores them.
 #pragma once
 
 namespace dlfuzz {
@@ -13,9 +15,6 @@ class JitSettingsGuard {
  public:
   explicit JitSettingsGuard(const JitSettings& s);
   ~JitSettingsGuard();
-
- private:
-  bool profiling_, executor_, nnc_, can_fuse_, must_llvm_;
 };
 
 }  // namespace dlfuzz

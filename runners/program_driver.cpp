@@ -5,6 +5,8 @@
 #include <chrono>
 
 #include "runners/aten_types.h"
+#include "runners/distributed/grad_sync.h"
+#include "runners/distributed/rank_context.h"
 #include "runners/input_builder.h"
 
 namespace dlfuzz {
@@ -13,6 +15,8 @@ namespace {
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
+
+}  // namespace
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std::vector<at::Tensor> params) {
   switch (s.optimizer) {
@@ -27,6 +31,7 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std:
   return nullptr;
 }
 
+namespace {
 bool is_oom(const std::string& msg) {
   return msg.find("can't allocate memory") != std::string::npos || msg.find("std::bad_alloc") != std::string::npos ||
          msg.find("out of memory") != std::string::npos;
@@ -62,23 +67,33 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
   r.versions = torch_version_string();
   auto t0 = std::chrono::steady_clock::now();
   r.stage = Stage::setup;
+  // On a rank of a distributed run: this rank's shards, the plan's gradient
+  // synchronisation. In the one-process reference of a data-parallel plan:
+  // every shard in turn as a micro-batch, gradients accumulated and averaged.
+  RankContext* rank = current_rank();
+  int world = rank ? rank->world : 1;
+  int micro = rank ? rank->micro_batches : 1;
   try {
-    std::vector<at::Tensor> inputs, params;
+    std::vector<std::vector<at::Tensor>> inputs(micro);  // per micro-batch
+    std::vector<at::Tensor> params;
     for (size_t i = 0; i < p.inputs.size(); ++i) {
-      at::Tensor t = build_input(p, i, opt.fp64);
       if (p.inputs[i].kind == InputKind::param) {
+        at::Tensor t = build_input(p, i, opt.fp64);
         if (p.is_training()) t = t.detach().requires_grad_(true);
         params.push_back(t);
+        for (auto& in : inputs) in.push_back(t);
+        continue;
       }
-      inputs.push_back(t);
+      for (int m = 0; m < micro; ++m)
+        inputs[m].push_back(build_input(p, i, opt.fp64, micro > 1 ? m : (rank ? rank->rank : 0), world));
     }
     r.setup_ms = ms_since(t0);
     t0 = std::chrono::steady_clock::now();
     size_t n_out = p.body.yields.size();
     // Every call gets fresh copies of the data inputs: a program that writes
     // to an input (through an alias) must not see its own earlier writes.
-    auto call = [&]() {
-      std::vector<at::Tensor> fresh = inputs;
+    auto call = [&](int m) {
+      std::vector<at::Tensor> fresh = inputs[m];
       for (size_t i = 0; i < fresh.size(); ++i)
         if (!fresh[i].requires_grad()) fresh[i] = fresh[i].clone();
       return forward(fresh);
@@ -93,35 +108,55 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
     if (!p.is_training()) {
       at::NoGradGuard no_grad;
       r.stage = Stage::run;
-      std::vector<at::Tensor> outs;
-      for (int i = 0; i <= opt.warmup; ++i) outs = call();
-      for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs.at(i)));
+      for (int m = 0; m < micro; ++m) {
+        std::vector<at::Tensor> outs;
+        for (int i = 0; i <= opt.warmup; ++i) outs = call(m);
+        for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs.at(i)));
+      }
     } else {
       const TrainStep& s = *p.train;
       // Warm-up: forward and backward, gradients discarded, parameters untouched.
       for (int i = 0; i < opt.warmup; ++i) {
         r.stage = Stage::run;
-        auto outs = call();
+        auto outs = call(0);
         r.stage = Stage::backward;
         outs.at(n_out).backward();
         for (auto& w : params) w.mutable_grad().reset();
       }
-      auto optimizer = make_optimizer(s, params);
+      bool zero = rank && rank->group && p.plan.kind == PlanKind::zero;
+      auto optimizer = zero ? nullptr : make_optimizer(s, params);
       for (int step = 0; step < s.steps; ++step) {
         for (auto& w : params) w.mutable_grad().reset();  // unused params get no update
-        r.stage = Stage::run;
-        auto outs = call();
-        at::Tensor loss = outs.at(n_out);
-        r.losses.push_back(loss.item<double>());
-        r.stage = Stage::backward;
-        loss.backward();
-        normalize_grads();
-        if (step == s.steps - 1) {
-          for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs[i]));
-          for (auto& w : params) r.grads.push_back(to_host(w.grad()));
+        for (int m = 0; m < micro; ++m) {
+          r.stage = Stage::run;
+          auto outs = call(m);
+          at::Tensor loss = outs.at(n_out);
+          r.losses.push_back(loss.item<double>());
+          r.stage = Stage::backward;
+          loss.backward();  // accumulates across micro-batches
+          if (step == s.steps - 1)
+            for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs[i]));
         }
+        if (micro > 1) {
+          at::NoGradGuard no_grad;
+          for (auto& w : params)
+            if (w.grad().defined()) w.mutable_grad().div_(micro);
+        }
+        if (rank && rank->group) {
+          r.stage = Stage::collective;
+          sync_gradients(*rank, params);
+        }
+        normalize_grads();
+        if (step == s.steps - 1)
+          for (auto& w : params) r.grads.push_back(to_host(w.grad()));
         r.stage = Stage::optimizer;
-        optimizer->step();
+        if (zero) {
+          r.stage = Stage::collective;
+          zero_optimizer_step(*rank, params, s);
+        } else {
+          optimizer->step();
+        }
+        if (rank) rank->step_digests.push_back(param_digest(params));
       }
     }
     for (auto& w : params) r.params.push_back(to_host(w));

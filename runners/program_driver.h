@@ -1,11 +1,16 @@
 // What every in-process runner does around its forward function: build the
 // inputs, call forward (after warm-up calls, so executors specialize), and for
 // training programs run backward and the optimizer for `steps` steps. Failures
-// become RunResult data with the stage they happened in.
+// become RunResult data with the stage they happened in. On a rank of a
+// distributed run (runners/distributed/rank_context.h) it takes the rank's
+// shards and synchronises gradients as the plan says.
 #pragma once
 #include <ATen/ATen.h>
 
+#include <torch/optim/optimizer.h>
+
 #include <functional>
+#include <memory>
 
 #include "runners/runner.h"
 
@@ -22,6 +27,9 @@ struct DriveOptions {
 
 RunResult drive_program(const Program& p, const std::string& runner, const DriveOptions& opt,
                         const ForwardFn& forward);
+
+// The program's optimizer over `params`.
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std::vector<at::Tensor> params);
 
 // Fill r with an error from the current exception (call inside catch).
 void record_exception(RunResult& r);

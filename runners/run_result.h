@@ -41,6 +41,10 @@ struct RunResult {
   double setup_ms = 0, run_ms = 0;
   double total_ms = 0;  // the whole run() call, measured by the worker
   std::string versions;             // e.g. "torch 1.13.1 (debian)"
+  // A distributed run (world > 1): per rank, a digest of its parameters after
+  // each step. Outputs and losses are every rank's in rank order, grads and
+  // params rank 0's.
+  std::vector<std::vector<std::string>> rank_digests;
 
   bool ok() const { return status == RunStatus::ok; }
 };

@@ -5,6 +5,7 @@
 
 #include "generator/emit.h"
 #include "runners/program_driver.h"
+#include "runners/ts_resolver.h"
 
 namespace dlfuzz {
 
@@ -15,7 +16,8 @@ RunResult TorchScriptRunner::run(const Program& p, const RunConfig& cfg) {
   JitSettingsGuard guard(settings_);
   std::shared_ptr<torch::jit::CompilationUnit> cu;
   try {
-    cu = torch::jit::compile(emit_torchscript(p));
+    cu = std::make_shared<torch::jit::CompilationUnit>();
+    cu->define(c10::nullopt, emit_torchscript(p), ts_resolver(), nullptr);
   } catch (...) {
     return compile_failure(name_);
   }

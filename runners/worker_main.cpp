@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "generator/dlf.h"
+#include "runners/distributed/dist_runner.h"
 #include "runners/program_driver.h"
 #include "runners/runner.h"
 #include "runners/wire.h"
@@ -32,16 +33,18 @@ int worker_main() {
         r.stage = Stage::setup;
         r.error = "bad program: " + parsed.error->str();
       } else {
+        // World > 1: the ranks' runners are made per run, one per rank thread.
+        bool distributed = is_distributed_run(n, parsed.program);
         auto& runner = runners[n];
-        if (!runner) runner = make_runner(n);
-        if (!runner) {
+        if (!distributed && !runner) runner = make_runner(n);
+        if (!distributed && !runner) {
           r.status = RunStatus::exception;
           r.stage = Stage::setup;
           r.error = "unknown runner " + n;
         } else {
           auto t0 = std::chrono::steady_clock::now();
           try {
-            r = runner->run(parsed.program, cfg);
+            r = distributed ? run_distributed(n, parsed.program, cfg) : runner->run(parsed.program, cfg);
             r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
           } catch (...) {  // runners return failures as data; this is the backstop
             record_exception(r);

@@ -1,7 +1,8 @@
 // Collectives of a parallel plan, as explicit ops (torch.distributed
 // semantics, functional form: each returns a new tensor). Their shapes depend
-// on the program's world size. Generation of parallel plans lands with the
-// multi-GPU work; here they are part of the IR, verified and printed.
+// on the program's world size. Generated in inference programs with world > 1
+// (training programs synchronise gradients through their plan instead); the
+// runners execute them on c10d process groups (runners/distributed/).
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -36,6 +37,43 @@ std::string infer_collective(const Program& p, const Node& n, std::vector<Tensor
   return "";
 }
 
+// Dtypes every backend reduces (Gloo has no bool or bfloat16 reductions).
+bool collective_dtype(const TensorType& t) {
+  return t.dtype == DType::f32 || t.dtype == DType::f64 || t.dtype == DType::f16 || t.dtype == DType::i64 ||
+         t.dtype == DType::i32 || t.dtype == DType::i8 || t.dtype == DType::u8;
+}
+
+bool gen_collective(GenContext& g, const OpSpec& s, Node& n) {
+  const Program& p = g.program();
+  int world = p.plan.world;
+  if (world < 2 || p.is_training()) return false;
+  bool needs_dim = s.name == "all_gather" || s.name == "reduce_scatter" || s.name == "all_to_all";
+  bool divides = s.name == "reduce_scatter" || s.name == "all_to_all";
+  auto v = g.pick([&](const TensorType& t) {
+    if (!collective_dtype(t)) return false;
+    if (!needs_dim) return true;
+    for (int64_t d : t.shape)
+      if (!divides || (d > 0 && d % world == 0)) return true;
+    return false;
+  });
+  if (!v) return false;
+  const TensorType& t = p.type(*v);
+  n.args = {{"self", ValueRef{*v}}};
+  if (needs_dim) {
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < t.rank(); ++d)
+      if (!divides || (t.shape[d] > 0 && t.shape[d] % world == 0)) dims.push_back(d);
+    n.args.push_back({"dim", g.choices().pick(dims)});
+  }
+  if (s.name == "all_reduce" || s.name == "reduce_scatter") {
+    std::vector<std::string> reduce_ops = {"sum", "max", "min"};
+    if (is_float(t.dtype)) reduce_ops.push_back("avg");  // no integer average
+    n.args.push_back({"op", g.choices().pick(reduce_ops)});
+  }
+  if (s.name == "broadcast") n.args.push_back({"src", int64_t(g.choices().below(world))});
+  return true;
+}
+
 OpSpec collective(const std::string& name, std::vector<ParamSpec> attrs) {
   OpSpec s;
   s.name = name;
@@ -44,9 +82,10 @@ OpSpec collective(const std::string& name, std::vector<ParamSpec> attrs) {
   s.params = {T("self")};
   for (auto& a : attrs) s.params.push_back(a);
   s.infer = infer_collective;
-  s.generate = nullptr;  // parallel plans generate these (multi-GPU issue)
+  s.generate = gen_collective;
   s.bool_ok = false;
   s.python = "_dlfuzz_" + name;  // helpers the Python emitter defines
+  s.torchscript = "dlfuzz." + name;  // runners/distributed/collectives.cpp; see runners/ts_resolver.h
   return s;
 }
 }  // namespace

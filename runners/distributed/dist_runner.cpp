@@ -1,0 +1,129 @@
+#include "runners/distributed/dist_runner.h"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "runners/distributed/gloo_group.h"
+#include "runners/distributed/rank_context.h"
+
+namespace dlfuzz {
+
+namespace {
+const std::map<std::string, DistFault>& faults() {
+  static const std::map<std::string, DistFault> f = {{"fault-dist-corrupt", DistFault::corrupt_shard},
+                                                     {"fault-dist-wrong-op", DistFault::wrong_op},
+                                                     {"fault-dist-no-average", DistFault::no_average},
+                                                     {"fault-dist-deadlock", DistFault::deadlock}};
+  return f;
+}
+
+bool one_process(const std::string& runner) {
+  return runner.size() > 2 && runner.compare(runner.size() - 2, 2, "@1") == 0;
+}
+
+RunResult failed(const std::string& runner, const std::string& error) {
+  RunResult r;
+  r.runner = runner;
+  r.status = RunStatus::exception;
+  r.stage = Stage::setup;
+  r.error = error;
+  return r;
+}
+
+// Every rank's result folded into one: the first failing rank decides the
+// status; outputs and losses of all ranks, step-major like the reference.
+RunResult fold(const std::string& name, const Program& p, std::vector<RunResult>& ranks,
+               const std::vector<RankContext>& ctx) {
+  RunResult out = ranks.at(0);
+  out.runner = name;
+  out.outputs.clear();
+  out.losses.clear();
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (!ranks[r].ok() && out.ok()) {
+      out.status = ranks[r].status;
+      out.stage = ranks[r].stage;
+      out.error = fmt::format("rank {}: {}", r, ranks[r].error);
+    }
+    out.run_ms = std::max(out.run_ms, ranks[r].run_ms);
+    out.outputs.insert(out.outputs.end(), ranks[r].outputs.begin(), ranks[r].outputs.end());
+    out.rank_digests.push_back(ctx[r].step_digests);
+  }
+  size_t steps = ranks[0].losses.size();
+  for (size_t s = 0; s < steps; ++s)
+    for (const auto& rr : ranks)
+      if (s < rr.losses.size()) out.losses.push_back(rr.losses[s]);
+  if (!out.ok()) {
+    out.outputs.clear(), out.losses.clear(), out.grads.clear(), out.params.clear();
+  }
+  return out;
+}
+}  // namespace
+
+const std::vector<std::string>& distributed_fault_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& [n, _] : faults()) v.push_back(n);
+    return v;
+  }();
+  return names;
+}
+
+bool is_distributed_run(const std::string& runner, const Program& p) {
+  return p.plan.world > 1 || one_process(runner) || faults().count(runner);
+}
+
+RunResult run_distributed(const std::string& name, const Program& p, const RunConfig& cfg) {
+  int world = p.plan.world;
+  bool data_parallel = p.plan.kind == PlanKind::dp || p.plan.kind == PlanKind::zero;
+  std::string base = one_process(name) ? name.substr(0, name.size() - 2) : name;
+  DistFault fault = DistFault::none;
+  if (auto it = faults().find(name); it != faults().end()) {
+    base = "eager";
+    fault = it->second;
+    if (world < 2 || !data_parallel)
+      return failed(name, name + " needs a data-parallel training program with world > 1");
+  }
+  if (one_process(name)) {
+    RankContext ctx;
+    ctx.world = world;
+    ctx.plan = p.plan.kind;
+    ctx.micro_batches = data_parallel ? world : 1;
+    RankScope scope(&ctx);
+    auto runner = make_runner(base);
+    if (!runner) return failed(name, "unknown runner " + base);
+    RunResult r = runner->run(p, cfg);
+    r.runner = name;
+    return r;
+  }
+  if (!have_gloo()) return failed(name, "this dlfuzz build has no Gloo: programs with world > 1 need DLFUZZ_TORCH=debian");
+  GlooRendezvous rendezvous(world, std::chrono::milliseconds(cfg.collective_timeout_ms));
+  std::vector<RunResult> results(world);
+  std::vector<RankContext> ctx(world);
+  // Groups outlive every rank's thread: a rank that finished early must not
+  // close its connections under ranks still waiting in a collective.
+  std::vector<std::unique_ptr<RankGroup>> groups(world);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        groups[r] = rendezvous.join(r);
+      } catch (const std::exception& e) {
+        results[r] = failed(name, std::string("rendezvous: ") + e.what());
+        results[r].stage = Stage::collective;
+        return;
+      }
+      ctx[r].group = groups[r].get();
+      ctx[r].rank = r;
+      ctx[r].world = world;
+      ctx[r].plan = p.plan.kind;
+      ctx[r].fault = fault;
+      RankScope scope(&ctx[r]);
+      auto runner = make_runner(base);
+      results[r] = runner ? runner->run(p, cfg) : failed(name, "unknown runner " + base);
+    });
+  for (auto& t : threads) t.join();
+  return fold(name, p, results, ctx);
+}
+
+}  // namespace dlfuzz

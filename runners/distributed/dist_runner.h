@@ -1,0 +1,24 @@
+// A runner over the ranks of a program with world > 1: W threads, each with
+// its own instance of the runner and a Gloo rank, each running the program on
+// its shards; the results folded into one (outputs and losses of every rank,
+// per-rank parameter digests for the rank-consistency oracle).
+//
+// Names it serves besides every runner's own:
+//   RUNNER@1            the one-process reference of a data-parallel plan: the
+//                       shards run in turn as micro-batches, gradients averaged
+//   fault-dist-corrupt, fault-dist-wrong-op, fault-dist-no-average,
+//   fault-dist-deadlock eager ranks with a fault planted in gradient sync
+#pragma once
+#include <string>
+#include <vector>
+
+#include "runners/runner.h"
+
+namespace dlfuzz {
+
+// Whether `runner` on p goes through run_distributed.
+bool is_distributed_run(const std::string& runner, const Program& p);
+RunResult run_distributed(const std::string& runner, const Program& p, const RunConfig& cfg);
+const std::vector<std::string>& distributed_fault_names();
+
+}  // namespace dlfuzz

@@ -1,0 +1,28 @@
+// Ranks as threads of one process, connected by c10d's ProcessGroupGloo over
+// a shared HashStore (the TCP transport on 127.0.0.1). Gloo lacks AVG and
+// reduce_scatter: avg is a sum divided by the world size, reduce_scatter is
+// built in collectives.cpp.
+#pragma once
+#include <chrono>
+#include <memory>
+
+#include "runners/distributed/rank_context.h"
+
+namespace dlfuzz {
+
+class GlooRendezvous {
+ public:
+  GlooRendezvous(int world, std::chrono::milliseconds timeout);
+  ~GlooRendezvous();
+  // Called by each rank's thread, concurrently: blocks until all have joined.
+  // Throws when this build has no Gloo.
+  std::unique_ptr<RankGroup> join(int rank);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+bool have_gloo();
+
+}  // namespace dlfuzz

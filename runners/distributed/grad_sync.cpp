@@ -1,0 +1,90 @@
+#include "runners/distributed/grad_sync.h"
+
+#include <fmt/format.h>
+#include <torch/optim.h>
+
+#include "runners/program_driver.h"
+
+namespace dlfuzz {
+
+namespace {
+// A rank's slice [lo, hi) of a parameter's flattened elements.
+std::pair<int64_t, int64_t> slice_of(int64_t numel, int rank, int world) {
+  int64_t per = (numel + world - 1) / world;
+  int64_t lo = std::min(numel, per * rank), hi = std::min(numel, lo + per);
+  return {lo, hi};
+}
+}  // namespace
+
+void sync_gradients(RankContext& ctx, std::vector<at::Tensor>& params) {
+  if (!ctx.group) return;
+  // The planted deadlock: rank 0 never joins the all-reduce the others wait in.
+  bool skip = ctx.fault == DistFault::deadlock && ctx.rank == 0;
+  const char* op = ctx.fault == DistFault::wrong_op ? "max" : "sum";
+  for (auto& w : params) {
+    at::Tensor g = w.grad().defined() ? w.grad().contiguous() : at::zeros_like(w);
+    if (!skip) ctx.group->all_reduce(g, op);
+    if (ctx.fault != DistFault::no_average) g.div_(ctx.world);
+    w.mutable_grad() = g;
+  }
+  if (ctx.fault == DistFault::corrupt_shard && ctx.rank == 1) {
+    // One element of rank 1's own slice (the one ZeRO updates on rank 1).
+    at::NoGradGuard no_grad;
+    for (auto& w : params) {
+      auto [lo, hi] = slice_of(w.numel(), ctx.rank, ctx.world);
+      if (lo == hi) continue;
+      w.mutable_grad().view(-1).narrow(0, lo, 1).add_(1e-3);
+      break;
+    }
+  }
+}
+
+namespace {
+
+struct ZeroState {
+  std::vector<at::Tensor> slices;  // this rank's slice of each parameter
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+};
+}  // namespace
+
+void zero_optimizer_step(RankContext& ctx, std::vector<at::Tensor>& params, const TrainStep& s) {
+  at::NoGradGuard no_grad;
+  if (!ctx.zero_state) {
+    auto st = std::make_shared<ZeroState>();
+    for (auto& w : params) {
+      auto [lo, hi] = slice_of(w.numel(), ctx.rank, ctx.world);
+      st->slices.push_back(w.detach().reshape(-1).slice(0, lo, hi).clone());
+    }
+    st->optimizer = make_optimizer(s, st->slices);
+    ctx.zero_state = st;
+  }
+  auto& st = *std::static_pointer_cast<ZeroState>(ctx.zero_state);
+  for (size_t i = 0; i < params.size(); ++i) {
+    const at::Tensor& g = params[i].grad();
+    auto [lo, hi] = slice_of(params[i].numel(), ctx.rank, ctx.world);
+    // No gradient, no update: as the unsharded optimizer skips the parameter.
+    if (g.defined()) st.slices[i].mutable_grad() = g.reshape(-1).slice(0, lo, hi).clone();
+    else st.slices[i].mutable_grad().reset();
+  }
+  st.optimizer->step();
+  // All-gather: each rank writes its slices into zeros, a sum puts them together.
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto [lo, hi] = slice_of(params[i].numel(), ctx.rank, ctx.world);
+    at::Tensor full = at::zeros({params[i].numel()}, params[i].options());
+    full.slice(0, lo, hi).copy_(st.slices[i]);
+    ctx.group->all_reduce(full, "sum");
+    params[i].detach().copy_(full.view(params[i].sizes()));
+  }
+}
+
+std::string param_digest(const std::vector<at::Tensor>& params) {
+  uint64_t h = 1469598103934665603ULL;
+  for (const auto& w : params) {
+    at::Tensor c = w.detach().contiguous();
+    const auto* b = static_cast<const uint8_t*>(c.data_ptr());
+    for (size_t i = 0; i < c.nbytes(); ++i) h = (h ^ b[i]) * 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+}  // namespace dlfuzz
