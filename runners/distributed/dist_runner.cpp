@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "runners/distributed/gloo_group.h"
@@ -97,17 +98,31 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
     return r;
   }
   if (!have_gloo()) return failed(name, "this dlfuzz build has no Gloo: programs with world > 1 need DLFUZZ_TORCH=debian");
-  GlooRendezvous rendezvous(world, std::chrono::milliseconds(cfg.collective_timeout_ms));
+  // Connecting ranks costs tens of milliseconds: the groups of a world are
+  // kept for the next run, unless a rank failed (a collective may be left
+  // half done).
+  static struct {
+    int world = 0, timeout_ms = 0;
+    std::unique_ptr<GlooRendezvous> rendezvous;
+    // Groups outlive every rank's thread: a rank that finished early must not
+    // close its connections under ranks still waiting in a collective.
+    std::vector<std::unique_ptr<RankGroup>> groups;
+  } pool;
+  if (pool.world != world || pool.timeout_ms != cfg.collective_timeout_ms) {
+    pool.groups.clear();
+    pool.rendezvous = std::make_unique<GlooRendezvous>(world, std::chrono::milliseconds(cfg.collective_timeout_ms));
+    pool.groups.resize(world);
+    pool.world = world;
+    pool.timeout_ms = cfg.collective_timeout_ms;
+  }
+  auto& groups = pool.groups;
   std::vector<RunResult> results(world);
   std::vector<RankContext> ctx(world);
-  // Groups outlive every rank's thread: a rank that finished early must not
-  // close its connections under ranks still waiting in a collective.
-  std::vector<std::unique_ptr<RankGroup>> groups(world);
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
     threads.emplace_back([&, r] {
       try {
-        groups[r] = rendezvous.join(r);
+        if (!groups[r]) groups[r] = pool.rendezvous->join(r);
       } catch (const std::exception& e) {
         results[r] = failed(name, std::string("rendezvous: ") + e.what());
         results[r].stage = Stage::collective;
@@ -123,6 +138,12 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
       results[r] = runner ? runner->run(p, cfg) : failed(name, "unknown runner " + base);
     });
   for (auto& t : threads) t.join();
+  bool all_ok = std::all_of(results.begin(), results.end(), [](const RunResult& r) { return r.ok(); });
+  if (!all_ok) {
+    groups.clear();
+    pool.rendezvous.reset();
+    pool.world = 0;
+  }
   return fold(name, p, results, ctx);
 }
 

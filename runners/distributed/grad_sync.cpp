@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <torch/optim.h>
 
+#include <map>
+
 #include "runners/program_driver.h"
 
 namespace dlfuzz {
@@ -21,11 +23,21 @@ void sync_gradients(RankContext& ctx, std::vector<at::Tensor>& params) {
   // The planted deadlock: rank 0 never joins the all-reduce the others wait in.
   bool skip = ctx.fault == DistFault::deadlock && ctx.rank == 0;
   const char* op = ctx.fault == DistFault::wrong_op ? "max" : "sum";
-  for (auto& w : params) {
-    at::Tensor g = w.grad().defined() ? w.grad().contiguous() : at::zeros_like(w);
-    if (!skip) ctx.group->all_reduce(g, op);
-    if (ctx.fault != DistFault::no_average) g.div_(ctx.world);
-    w.mutable_grad() = g;
+  // One bucket per dtype, as DDP does: one all-reduce per step, not one per
+  // parameter (the sums are the same element by element).
+  std::map<at::ScalarType, std::vector<at::Tensor*>> buckets;
+  for (auto& w : params) buckets[w.scalar_type()].push_back(&w);
+  for (auto& [dtype, ws] : buckets) {
+    std::vector<at::Tensor> flat;
+    for (at::Tensor* w : ws) flat.push_back(w->grad().defined() ? w->grad().reshape(-1) : at::zeros({w->numel()}, w->options()));
+    at::Tensor bucket = at::cat(flat);
+    if (!skip) ctx.group->all_reduce(bucket, op);
+    if (ctx.fault != DistFault::no_average) bucket.div_(ctx.world);
+    int64_t offset = 0;
+    for (at::Tensor* w : ws) {
+      w->mutable_grad() = bucket.narrow(0, offset, w->numel()).view(w->sizes()).clone();
+      offset += w->numel();
+    }
   }
   if (ctx.fault == DistFault::corrupt_shard && ctx.rank == 1) {
     // One element of rank 1's own slice (the one ZeRO updates on rank 1).
@@ -67,13 +79,26 @@ void zero_optimizer_step(RankContext& ctx, std::vector<at::Tensor>& params, cons
     else st.slices[i].mutable_grad().reset();
   }
   st.optimizer->step();
-  // All-gather: each rank writes its slices into zeros, a sum puts them together.
-  for (size_t i = 0; i < params.size(); ++i) {
-    auto [lo, hi] = slice_of(params[i].numel(), ctx.rank, ctx.world);
-    at::Tensor full = at::zeros({params[i].numel()}, params[i].options());
-    full.slice(0, lo, hi).copy_(st.slices[i]);
+  // All-gather: each rank writes its slices into zeros and one sum over a
+  // bucket of every parameter (per dtype) puts them together.
+  std::map<at::ScalarType, std::vector<size_t>> buckets;
+  for (size_t i = 0; i < params.size(); ++i) buckets[params[i].scalar_type()].push_back(i);
+  for (auto& [dtype, idx] : buckets) {
+    int64_t total = 0;
+    for (size_t i : idx) total += params[i].numel();
+    at::Tensor full = at::zeros({total}, params[idx[0]].options());
+    int64_t offset = 0;
+    for (size_t i : idx) {
+      auto [lo, hi] = slice_of(params[i].numel(), ctx.rank, ctx.world);
+      full.slice(0, offset + lo, offset + hi).copy_(st.slices[i]);
+      offset += params[i].numel();
+    }
     ctx.group->all_reduce(full, "sum");
-    params[i].detach().copy_(full.view(params[i].sizes()));
+    offset = 0;
+    for (size_t i : idx) {
+      params[i].detach().copy_(full.narrow(0, offset, params[i].numel()).view(params[i].sizes()));
+      offset += params[i].numel();
+    }
   }
 }
 

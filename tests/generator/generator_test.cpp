@@ -16,3 +16,65 @@ TEST(Generator, EveryProgramVerifies) {
 }
 
 }  // namespace dlfuzz
+
+#include <map>
+
+#include "generator/dlf.h"
+#include "generator/op_spec.h"
+
+namespace dlfuzz {
+
+// Programs over several ranks: they verify and round-trip; training programs
+// follow a data-parallel plan with every batch-like input sharded and params
+// replicated; inference programs call collectives.
+TEST(Generator, DistributedProgramsOverManySeeds) {
+  for (int world : {2, 3, 4, 8}) {
+    GenPolicy policy = policy_for_world(world);
+    int training = 0, with_collectives = 0, sharded_inference = 0;
+    std::map<std::string, int> collectives;
+    for (uint64_t seed = 0; seed < 400; ++seed) {
+      Program p = generate_program(policy, seed);
+      ASSERT_EQ(verify(p), "") << "world " << world << " seed " << seed;
+      ASSERT_EQ(p.plan.world, world);
+      std::string text = print_program(p);
+      ParseResult back = parse_program(text, "seed");
+      ASSERT_TRUE(back.ok()) << back.error->str();
+      ASSERT_EQ(print_program(back.program), text) << "seed " << seed;
+      if (p.is_training()) {
+        ++training;
+        ASSERT_TRUE(p.plan.kind == PlanKind::dp || p.plan.kind == PlanKind::zero) << "seed " << seed;
+        for (const auto& in : p.inputs) {
+          const TensorType& t = p.type(in.value);
+          if (in.kind == InputKind::param) EXPECT_EQ(in.placement.shard_dim, -1) << "params are replicated";
+          else if (t.rank() > 0 && t.shape[0] > 0) EXPECT_EQ(in.placement.shard_dim, 0) << "seed " << seed;
+        }
+        for_each_node(p.body, [&](const Node& n) {
+          const OpSpec* spec = find_op(n.op);  // null for loop and if
+          EXPECT_TRUE(!spec || spec->family != "collective") << "training programs synchronise through the plan";
+        });
+      } else {
+        EXPECT_EQ(p.plan.kind, PlanKind::none);
+        bool any = false;
+        for_each_node(p.body, [&](const Node& n) {
+          if (find_op(n.op) && find_op(n.op)->family == "collective") collectives[n.op]++, any = true;
+        });
+        with_collectives += any;
+        for (const auto& in : p.inputs) sharded_inference += in.placement.shard_dim == 0;
+      }
+    }
+    EXPECT_GT(training, 100) << "world " << world;
+    EXPECT_GT(with_collectives, 120) << "world " << world;
+    EXPECT_GT(sharded_inference, 100) << "world " << world;
+    for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"})
+      EXPECT_GT(collectives[op], 5) << op << " at world " << world;
+  }
+}
+
+TEST(Generator, WorldOneIsUnchangedByDistribution) {
+  // policy_for_world(1) is the default policy: the same programs, byte for byte.
+  for (uint64_t seed = 0; seed < 200; ++seed)
+    ASSERT_EQ(print_program(generate_program(policy_for_world(1), seed)),
+              print_program(generate_program(GenPolicy{}, seed)));
+}
+
+}  // namespace dlfuzz

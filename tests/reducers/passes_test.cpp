@@ -283,10 +283,26 @@ input %x : f32[4,3] shard(0) range(-2,2)
 return %3
 )";
   auto has_relu = [](const Program& p) { return has_op(p, "relu"); };
-  EXPECT_EQ(reduce_text(in, {"collectives"}, has_relu), kInferOut + R"(input %x : f32[4,3] range(-2.0,2.0)
+  EXPECT_EQ(reduce_text(in, {"world", "collectives"}, has_relu), kInferOut + R"(input %x : f32[4,3] range(-2.0,2.0)
 %1 : f32[4,3] = relu %x
 return %1
 )");
+}
+
+TEST(PassWorld, HalvesTheWorldWhileTheFindingNeedsSeveralRanks) {
+  std::string in = R"(dlfuzz 1 seed=0 policy=0 mode=train device=cpu world=8 plan=dp
+input %x : f32[2,3] shard(0) range(-2,2)
+param %w : f32[4,3] range(-0.5,0.5)
+%1 : f32[2,4] = linear %x, %w
+%2 : f32[] = sum %1
+return %1
+loss %2
+step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=1
+)";
+  auto several = [](const Program& p) { return p.plan.world > 1; };
+  std::string out = reduce_text(in, {"world"}, several);
+  EXPECT_NE(out.find("world=2 plan=dp"), std::string::npos) << out;
+  EXPECT_NE(out.find("shard(0)"), std::string::npos) << "per-rank shapes and placements stay";
 }
 
 }  // namespace dlfuzz

@@ -1,0 +1,23 @@
+// Shrink the world: one rank (no plan, every input replicated), else half the
+// ranks. A data-parallel program's shapes are per rank, so it stays valid at
+// any world; explicit collectives are re-inferred and rejected by verify()
+// where their shapes depended on the old world.
+#include "reducers/pass.h"
+#include "reducers/rewrite.h"
+
+namespace dlfuzz::reduce {
+
+void reduce_world(Oracle& o, Program& p) {
+  if (p.plan.world <= 1) return;
+  if (!o.shouldKeep()) {
+    p.plan = ParallelPlan{};
+    for (auto& in : p.inputs) in.placement = Placement{};
+  } else if (p.plan.world >= 4 && !o.shouldKeep()) {
+    p.plan.world /= 2;
+  } else {
+    return;
+  }
+  reinfer(p);
+}
+
+}  // namespace dlfuzz::reduce

@@ -1,0 +1,164 @@
+// Programs over several ranks: collectives compute what torch.distributed
+// defines, every planted fault in gradient synchronisation is caught by the
+// oracle meant for it, and correct runs raise none (eager ranks equal the
+// one-process micro-batch run, replicas stay bitwise equal).
+#include <gtest/gtest.h>
+
+#include "generator/dlf.h"
+#include "generator/generator.h"
+#include "oracles/numeric_oracle.h"
+#include "oracles/rank_oracle.h"
+#include "oracles/status_oracle.h"
+#include "runners/distributed/dist_runner.h"
+#include "runners/executor.h"
+#include "runners/input_builder.h"
+#include "runners/run_result.h"
+
+namespace dlfuzz {
+
+namespace {
+Program parse(const std::string& text) {
+  ParseResult r = parse_program(text, "test");
+  EXPECT_TRUE(r.ok()) << r.error->str();
+  return r.program;
+}
+
+at::Tensor host_to_tensor(const HostTensor& h) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < h.numel(); ++i) v.push_back(h.at(i));
+  return at::tensor(v, at::kDouble).reshape(h.shape);
+}
+
+const char* kCollectives =
+    "dlfuzz 1 seed=7 policy=0 mode=infer device=cpu world=3 plan=none\n"
+    "input %x0 : f32[3,3] shard(0) range(-2.0,2.0)\n"
+    "%1 : f32[3,3] = all_reduce %x0, op=\"sum\"\n"
+    "%2 : f32[9,3] = all_gather %x0, dim=0\n"
+    "%3 : f32[3,1] = reduce_scatter %x0, dim=1, op=\"max\"\n"
+    "%4 : f32[3,3] = broadcast %x0, src=2\n"
+    "%5 : f32[3,3] = all_to_all %x0, dim=0\n"
+    "%6 : f32[3,3] = all_reduce %x0, op=\"avg\"\n"
+    "return %1, %2, %3, %4, %5, %6\n";
+
+// A data-parallel training step: linear, tanh, MSE, SGD with momentum.
+std::string dp_program(const char* plan) {
+  return std::string("dlfuzz 1 seed=3 policy=0 mode=train device=cpu world=2 plan=") + plan +
+         "\n"
+         "input %x0 : f32[4,8] shard(0) range(-2.0,2.0)\n"
+         "param %w0 : f32[5,8] range(-0.5,0.5)\n"
+         "target %y0 : f32[4,5] shard(0) range(-1.0,1.0)\n"
+         "%1 : f32[4,5] = linear %x0, %w0\n"
+         "%2 : f32[4,5] = tanh %1\n"
+         "%3 : f32[] = mse_loss %2, %y0\n"
+         "return %2\n"
+         "loss %3\n"
+         "step sgd lr=0.1 momentum=0.9 weight_decay=0.0 steps=3\n";
+}
+
+ExecutorOptions options() {
+  ExecutorOptions o;
+  o.dlfuzz_binary = DLFUZZ_BINARY;
+  o.timeout_ms = 60000;
+  o.warmup = 1;
+  return o;
+}
+}  // namespace
+
+TEST(Distributed, CollectivesMatchTheirDefinitions) {
+  Program p = parse(kCollectives);
+  const int world = 3;
+  std::vector<at::Tensor> x;
+  for (int r = 0; r < world; ++r) x.push_back(build_input(p, 0, false, r, world).to(at::kDouble));
+  for (const char* runner : {"eager", "ts"}) {
+    RunResult res = run_distributed(runner, p, RunConfig{});
+    ASSERT_TRUE(res.ok()) << runner << ": " << res.error;
+    ASSERT_EQ(res.outputs.size(), 6u * world) << "every rank's outputs, in rank order";
+    for (int r = 0; r < world; ++r) {
+      auto out = [&](int i) { return host_to_tensor(res.outputs[r * 6 + i]); };
+      at::Tensor sum = x[0] + x[1] + x[2], max = at::maximum(at::maximum(x[0], x[1]), x[2]);
+      std::vector<at::Tensor> to_me;
+      for (int j = 0; j < world; ++j) to_me.push_back(x[j].chunk(world, 0)[r]);
+      EXPECT_TRUE(at::allclose(out(0), sum, 1e-6, 1e-6)) << runner << " all_reduce sum, rank " << r;
+      EXPECT_TRUE(at::allclose(out(1), at::cat(x, 0))) << runner << " all_gather, rank " << r;
+      EXPECT_TRUE(at::allclose(out(2), max.chunk(world, 1)[r])) << runner << " reduce_scatter max, rank " << r;
+      EXPECT_TRUE(at::allclose(out(3), x[2])) << runner << " broadcast from rank 2, rank " << r;
+      EXPECT_TRUE(at::allclose(out(4), at::cat(to_me, 0))) << runner << " all_to_all, rank " << r;
+      EXPECT_TRUE(at::allclose(out(5), sum / world, 1e-6, 1e-6)) << runner << " all_reduce avg, rank " << r;
+    }
+  }
+}
+
+TEST(Distributed, PlantedFaultsAreCaughtByTheRightOracle) {
+  for (const char* plan : {"dp", "zero"}) {
+    Program p = parse(dp_program(plan));
+    Executor ex(options());
+    auto rs = ex.run(p, {"eager@1", "eager64@1", "eager", "fault-dist-corrupt", "fault-dist-wrong-op",
+                         "fault-dist-no-average", "fault-dist-deadlock"});
+    const RunResult &ref = rs[0], &fp64 = rs[1], &eager = rs[2];
+    ASSERT_TRUE(ref.ok()) << ref.error;
+    ASSERT_TRUE(eager.ok()) << eager.error;
+    ASSERT_EQ(eager.rank_digests.size(), 2u);
+    EXPECT_FALSE(check_rank_consistency(eager)) << plan;
+    EXPECT_FALSE(check_numeric(ref, eager, &fp64)) << plan << ": 2 ranks equal the one-process run";
+
+    // A corrupted gradient shard on rank 1: under DDP its replica drifts
+    // (rank oracle); under ZeRO the corrupted slice is gathered by every rank,
+    // so the replicas agree and the values differ from the reference.
+    const RunResult& corrupt = rs[3];
+    ASSERT_TRUE(corrupt.ok()) << corrupt.error;
+    if (std::string(plan) == "dp") {
+      auto f = check_rank_consistency(corrupt);
+      ASSERT_TRUE(f) << plan;
+      EXPECT_EQ(f->oracle, "rank");
+    } else {
+      EXPECT_FALSE(check_rank_consistency(corrupt));
+      EXPECT_TRUE(check_numeric(ref, corrupt, &fp64)) << plan;
+    }
+    for (int i : {4, 5}) {  // wrong reduce op, no averaging: consistent, but not the full-batch step
+      ASSERT_TRUE(rs[i].ok()) << rs[i].error;
+      EXPECT_FALSE(check_rank_consistency(rs[i])) << rs[i].runner;
+      auto f = check_numeric(ref, rs[i], &fp64);
+      ASSERT_TRUE(f) << plan << " " << rs[i].runner;
+      EXPECT_EQ(f->oracle, "numeric");
+    }
+    const RunResult& hang = rs[6];  // rank 0 skips a collective: the others time out
+    EXPECT_EQ(hang.status, RunStatus::exception) << hang.error;
+    EXPECT_EQ(hang.stage, Stage::collective);
+    EXPECT_NE(hang.error.find("Timed out"), std::string::npos) << hang.error;
+    auto f = check_status(ref, hang);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->oracle, "status");
+  }
+}
+
+TEST(Distributed, EagerRanksEqualTheOneProcessRunOverManyPrograms) {
+  Executor ex(options());
+  int checked = 0;
+  for (int world : {2, 4}) {
+    GenPolicy policy = policy_for_world(world);
+    for (uint64_t seed = 0; checked < (world == 2 ? 20 : 40) && seed < 400; ++seed) {
+      Program p = generate_program(policy, seed);
+      if (!p.is_training()) continue;
+      auto rs = ex.run(p, {"eager@1", "eager64@1", "eager"});
+      if (!rs[0].ok()) continue;  // a program eager rejects is skipped by campaigns too
+      ++checked;
+      ASSERT_TRUE(rs[2].ok()) << "world " << world << " seed " << seed << ": " << rs[2].error;
+      EXPECT_FALSE(check_rank_consistency(rs[2])) << "world " << world << " seed " << seed;
+      auto f = check_numeric(rs[0], rs[2], &rs[1]);
+      EXPECT_FALSE(f) << "world " << world << " seed " << seed << ": " << (f ? f->detail : "");
+    }
+  }
+  EXPECT_GE(checked, 30);
+}
+
+TEST(Distributed, WorldAboveOneWithoutADataParallelPlanHasNoOneProcessReference) {
+  Program p = parse(kCollectives);
+  EXPECT_EQ(reference_of("ts", p), "eager") << "explicit collectives: the eager ranks are the reference";
+  EXPECT_FALSE(runner_supports("fault-dist-corrupt", p));
+  EXPECT_FALSE(runner_supports("inductor", p)) << "multi-rank Python runs are not there yet";
+  Program dp = parse(dp_program("dp"));
+  EXPECT_EQ(reference_of("ts-nnc", dp), "eager@1");
+  EXPECT_EQ(fp64_reference_of("ts-nnc", dp), "eager64@1");
+}
+
+}  // namespace dlfuzz
