@@ -72,22 +72,25 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     }
   }
 }
-// Each new bug through `dlfuzz reduce bug:ID --db`, as its own process: the
-// reduced .dlf, .py and .md go to DB.reduced/, the store records the program.
+// Each new bug reduced into DB.reduced/.
 void reduce_new_bugs(const CampaignOptions& opt, const std::set<int64_t>& bugs) {
   std::string dir = opt.db + ".reduced";
   std::filesystem::create_directories(dir);
-  std::string exe = default_executor_options().dlfuzz_binary;
   for (int64_t id : bugs) {
     if (g_stop) break;
     std::string out = fmt::format("{}/bug{}.dlf", dir, id);
-    std::string cmd = fmt::format("'{}' reduce bug:{} --db '{}' --max-time {} -o '{}' 2>/dev/null", exe, id, opt.db,
-                                  opt.reduce_seconds, out);
-    int rc = std::system(cmd.c_str());
-    std::cout << fmt::format("  reduce bug {}: {}\n", id, rc == 0 ? out : "did not reproduce (flaky?)") << std::flush;
+    bool ok = reduce_bug(opt.db, id, opt.reduce_seconds, out);
+    std::cout << fmt::format("  reduce bug {}: {}\n", id, ok ? out : "did not reproduce (flaky?)") << std::flush;
   }
 }
 }  // namespace
+
+bool reduce_bug(const std::string& db, int64_t id, double seconds, const std::string& out) {
+  std::string exe = default_executor_options().dlfuzz_binary;
+  std::string cmd =
+      fmt::format("'{}' reduce bug:{} --db '{}' --max-time {} -o '{}' 2>/dev/null", exe, id, db, seconds, out);
+  return std::system(cmd.c_str()) == 0;
+}
 
 int run_campaign(const CampaignOptions& opt) {
   std::unique_ptr<Store> store;

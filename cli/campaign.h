@@ -1,6 +1,7 @@
 // The `dlfuzz fuzz` campaign: lanes of generate -> run (isolated) -> judge ->
 // store, a live progress line, a clean stop on Ctrl-C, and a summary.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,10 @@ struct CampaignOptions {
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.
 int run_campaign(const CampaignOptions& opt);
+
+// Bug `id` of the store through `dlfuzz reduce bug:ID --db`, as its own
+// process: the reduced .dlf at `out` (its .py and .md beside it), the store
+// records the program. False when the finding did not reproduce.
+bool reduce_bug(const std::string& db, int64_t id, double seconds, const std::string& out);
 
 }  // namespace dlfuzz

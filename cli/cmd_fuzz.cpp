@@ -7,28 +7,12 @@
 #include "cli/campaign.h"
 #include "cli/evaluate.h"
 #include "cli/load.h"
+#include "cli/options.h"
 #include "cli/commands.h"
 #include "runners/executor.h"
 #include "runners/runner.h"
 
 namespace dlfuzz::cli {
-
-namespace {
-// "90", "90s", "10m", "2h" -> seconds; -1 if malformed.
-double parse_duration(const std::string& s) {
-  if (s.empty()) return -1;
-  char unit = s.back();
-  double mult = unit == 'h' ? 3600 : unit == 'm' ? 60 : 1;
-  std::string num = std::isdigit(static_cast<unsigned char>(unit)) ? s : s.substr(0, s.size() - 1);
-  try {
-    size_t used;
-    double v = std::stod(num, &used);
-    return used == num.size() && v >= 0 ? v * mult : -1;
-  } catch (...) {
-    return -1;
-  }
-}
-}  // namespace
 
 const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,aot-eager";
 
@@ -84,14 +68,10 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       if (c.seconds <= 0 && c.programs <= 0) c.seconds = 60;
       c.runners = CLI::detail::split(o->runners, ',');
       if (!check_runner_names("fuzz", c.runners)) return kExitUsage;
-      c.worlds.clear();
-      for (const auto& w : CLI::detail::split(o->worlds, ',')) {
-        int n = std::atoi(w.c_str());
-        if (n < 1 || n > 8 || std::to_string(n) != w) {
-          std::cerr << "dlfuzz fuzz: --world '" << o->worlds << "' is not a list of world sizes from 1 to 8\n";
-          return kExitUsage;
-        }
-        c.worlds.push_back(n);
+      c.worlds = parse_worlds(o->worlds);
+      if (c.worlds.empty()) {
+        std::cerr << "dlfuzz fuzz: --world '" << o->worlds << "' is not a list of world sizes from 1 to 8\n";
+        return kExitUsage;
       }
       c.jobs = o->jobs;
       c.seed = o->seed;

@@ -7,6 +7,7 @@
 #include "runners/eager_runner.h"
 #include "runners/fault_runners.h"
 #include "runners/frozen_runner.h"
+#include "runners/plugin_runner.h"
 #include "runners/torchscript_runner.h"
 #ifdef DLFUZZ_HAVE_STATIC_RUNTIME
 #include "runners/static_runner.h"
@@ -37,6 +38,14 @@ const std::map<std::string, std::function<std::unique_ptr<Runner>()>>& table() {
 }  // namespace
 
 std::unique_ptr<Runner> make_runner(const std::string& name) {
+  std::string base, plugin;
+  if (split_plugin_runner(name, &base, &plugin)) {
+    try {
+      return make_plugin_runner(name);
+    } catch (const std::exception&) {
+      return nullptr;  // load_plugin() says why
+    }
+  }
   auto it = table().find(name);
   if (it == table().end()) return make_fault_runner(name);
   return it->second();

@@ -6,6 +6,7 @@
 
 #include "generator/dlf.h"
 #include "runners/distributed/dist_runner.h"
+#include "runners/plugin_runner.h"
 #include "runners/program_driver.h"
 #include "runners/runner.h"
 #include "runners/wire.h"
@@ -41,6 +42,12 @@ int worker_main() {
           r.status = RunStatus::exception;
           r.stage = Stage::setup;
           r.error = "unknown runner " + n;
+          std::string base, plugin;
+          if (split_plugin_runner(n, &base, &plugin)) try {
+              make_plugin_runner(n);
+            } catch (const std::exception& e) {
+              r.error = e.what();
+            }
         } else {
           auto t0 = std::chrono::steady_clock::now();
           try {

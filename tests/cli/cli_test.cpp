@@ -272,4 +272,63 @@ TEST(Nightly, ShardsThenMergeReduceAndReport) {
   EXPECT_NE(msg.find("unknown option '--bogus'"), std::string::npos) << msg;
 }
 
+// `dlfuzz gate` with the example plugins: the correct pass lands, the subtly
+// wrong one is blocked within the default budget, broken plugins are usage
+// errors, and the JUnit file is JUnit XML.
+TEST(Gate, PassesTheCorrectPluginAndBlocksTheWrongOne) {
+  std::string dir = (fs::temp_directory_path() / "dlfuzz_cli_test" / "gate").string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string plugins = DLFUZZ_PLUGIN_DIR;
+  std::string ok_junit = dir + "/ok.xml", bad_junit = dir + "/bad.xml";
+  Outcome ok = dlfuzz("gate --baseline ts --candidate plugin:" + plugins + "/sub_to_add.so --programs 60 --db " +
+                      dir + "/ok.db -o " + dir + "/ok --junit " + ok_junit);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("gate: PASSED"), std::string::npos) << ok.out;
+  // Default budget (5 minutes); the gate stops at its first new finding.
+  Outcome bad = dlfuzz("gate --baseline ts-nnc --candidate plugin:" + plugins + "/div_to_mul.so --db " + dir +
+                       "/bad.db -o " + dir + "/bad --junit " + bad_junit);
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("gate: BLOCKED"), std::string::npos) << bad.out;
+  EXPECT_TRUE(fs::exists(dir + "/bad/bug-1.md")) << "each new finding is reported";
+  EXPECT_TRUE(fs::exists(dir + "/bad/bug-1.dlf")) << "and reduced";
+  // Valid JUnit XML: parsed by Python's XML parser, the counts add up, and
+  // the failing case names the oracle.
+  const char* check =
+      "import sys, xml.etree.ElementTree as E\n"
+      "for path, failures in ((sys.argv[1], 0), (sys.argv[2], 1)):\n"
+      "    root = E.parse(path).getroot()\n"
+      "    assert root.tag == 'testsuites', root.tag\n"
+      "    suite = root.find('testsuite')\n"
+      "    cases = suite.findall('testcase')\n"
+      "    assert int(suite.get('tests')) == len(cases) > 1, path\n"
+      "    failed = [c for c in cases if c.find('failure') is not None]\n"
+      "    assert int(suite.get('failures')) == len(failed) == failures, (path, len(failed))\n"
+      "    for c in cases: assert c.get('classname') and c.get('name') and float(c.get('time')) >= 0\n"
+      "    for c in failed: assert c.find('failure').get('type') == 'numeric'\n"
+      "print('junit ok')\n";
+  std::ofstream(dir + "/check.py") << check;
+  Outcome junit = shell("python3 " + dir + "/check.py " + ok_junit + " " + bad_junit);
+  EXPECT_EQ(junit.code, 0) << junit.out;
+}
+
+TEST(Gate, BrokenPluginsAreUsageErrors) {
+  std::string plugins = DLFUZZ_PLUGIN_DIR;
+  struct Case {
+    std::string plugin, message;
+  } cases[] = {{"/nonexistent/plugin.so", "no such file"},
+               {plugins + "/no_entry_point.so", "no dlfuzz_plugin_register symbol"},
+               {plugins + "/registers_nothing.so", "registers nothing"},
+               {std::string(DLFUZZ_SOURCE_DIR) + "/README.md", "cannot load"}};
+  for (const auto& c : cases) {
+    Outcome o = dlfuzz("gate --baseline ts-nnc --candidate plugin:" + c.plugin + " --programs 3 --db " +
+                       temp_path("gate_broken.db"));
+    EXPECT_EQ(o.code, 2) << c.plugin << "\n" << o.out;
+    EXPECT_NE(o.out.find(c.message), std::string::npos) << c.plugin << "\n" << o.out;
+  }
+  EXPECT_EQ(dlfuzz("gate --baseline no-such-runner --candidate plugin:x.so").code, 2);
+  EXPECT_EQ(dlfuzz("gate --baseline frozen --candidate plugin:" + plugins + "/sub_to_add.so --programs 1").code, 2)
+      << "plugin passes need a TorchScript baseline";
+}
+
 }  // namespace dlfuzz

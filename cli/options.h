@@ -1,0 +1,37 @@
+// Option values more than one subcommand parses: durations and world lists.
+#pragma once
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace dlfuzz::cli {
+
+// "90", "90s", "10m", "2h" -> seconds; -1 if malformed.
+inline double parse_duration(const std::string& s) {
+  if (s.empty()) return -1;
+  char unit = s.back();
+  double mult = unit == 'h' ? 3600 : unit == 'm' ? 60 : 1;
+  std::string num = std::isdigit(static_cast<unsigned char>(unit)) ? s : s.substr(0, s.size() - 1);
+  try {
+    size_t used;
+    double v = std::stod(num, &used);
+    return used == num.size() && v >= 0 ? v * mult : -1;
+  } catch (...) {
+    return -1;
+  }
+}
+
+// "2,4" -> {2, 4}; empty if any is not a world size from 1 to 8.
+inline std::vector<int> parse_worlds(const std::string& s) {
+  std::vector<int> worlds;
+  for (const auto& w : CLI::detail::split(s, ',')) {
+    int n = std::atoi(w.c_str());
+    if (n < 1 || n > 8 || std::to_string(n) != w) return {};
+    worlds.push_back(n);
+  }
+  return worlds;
+}
+
+}  // namespace dlfuzz::cli

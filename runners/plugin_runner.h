@@ -1,0 +1,30 @@
+// Candidate optimizations as plugins (plugins/dlfuzz_plugin.h): a shared
+// library registers TorchScript graph passes; the runner "BASE+plugin:PATH"
+// is the TorchScript runner BASE (ts, ts-nnc, ts-legacy) with those passes
+// run on every graph its executor optimizes. What `dlfuzz gate` compares.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runners/runner.h"
+
+namespace dlfuzz {
+
+struct PluginInfo {
+  std::string path;
+  std::vector<std::string> passes;  // the names it registered
+};
+
+// Loads the plugin (once per process) and returns what it registered, or
+// throws std::runtime_error naming the file and what is wrong with it: no such
+// file, not a shared library, no dlfuzz_plugin_register, a refusal, no pass.
+const PluginInfo& load_plugin(const std::string& path);
+
+// "ts-nnc+plugin:/x.so" -> {"ts-nnc", "/x.so"}; false if not that form.
+bool split_plugin_runner(const std::string& name, std::string* base, std::string* path);
+// The runner for such a name; throws like load_plugin, or for a base that is
+// not a TorchScript runner.
+std::unique_ptr<Runner> make_plugin_runner(const std::string& name);
+
+}  // namespace dlfuzz
