@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   add_reduce(app, &action);
   add_triage(app, &action);
   add_gate(app, &action);
+  add_libfuzzer(app, &action);
   add_worker(app, &action);
   try {
     app.parse(argc, argv);

@@ -75,4 +75,26 @@ uint64_t SeededChoices::below(uint64_t bound) {
   return x % bound;
 }
 
+namespace {
+uint64_t fnv1a(const uint8_t* data, size_t size) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ULL;
+  return h;
+}
+}  // namespace
+
+ByteChoices::ByteChoices(const uint8_t* data, size_t size) : data_(data), size_(size), rest_(fnv1a(data, size)) {}
+
+uint64_t ByteChoices::below(uint64_t bound) {
+  if (bound <= 1) return 0;
+  size_t need = bound <= (1ULL << 8) ? 1 : bound <= (1ULL << 16) ? 2 : bound <= (1ULL << 24) ? 3 : 8;
+  if (pos_ + need > size_) {
+    pos_ = size_;
+    return rest_.below(bound);
+  }
+  uint64_t v = 0;
+  for (size_t i = 0; i < need; ++i) v = (v << 8) | data_[pos_++];
+  return v % bound;
+}
+
 }  // namespace dlfuzz

@@ -48,6 +48,7 @@ class Generator {
  private:
   // One op from a weighted family; retries when an op cannot be placed.
   bool random_op(const std::vector<std::string>& families) {
+    c_.mark_node();
     std::vector<std::string> names;
     std::vector<double> weights;
     for (const auto& [fam, w] : g_.policy().family_weights) {

@@ -104,6 +104,7 @@ nlohmann::json to_json(const RunResult& r, const std::function<nlohmann::json(co
   for (const auto& t : r.grads) j["grads"].push_back(tensor(t));
   for (const auto& t : r.params) j["params"].push_back(tensor(t));
   if (!r.rank_digests.empty()) j["rank_digests"] = r.rank_digests;
+  if (!r.features.empty()) j["features"] = r.features;
   return j;
 }
 

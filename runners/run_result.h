@@ -45,6 +45,9 @@ struct RunResult {
   // each step. Outputs and losses are every rank's in rank order, grads and
   // params rank 0's.
   std::vector<std::vector<std::string>> rank_digests;
+  // What the compiled path did (runners/graph_features.h): coverage for
+  // libFuzzer. Empty for eager runs.
+  std::vector<std::string> features;
 
   bool ok() const { return status == RunStatus::ok; }
 };

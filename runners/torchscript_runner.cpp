@@ -1,9 +1,11 @@
 #include "runners/torchscript_runner.h"
 
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/jit.h>
 
 #include "generator/emit.h"
+#include "runners/graph_features.h"
 #include "runners/program_driver.h"
 #include "runners/ts_resolver.h"
 
@@ -25,7 +27,7 @@ RunResult TorchScriptRunner::run(const Program& p, const RunConfig& cfg) {
   DriveOptions opt;
   opt.warmup = cfg.warmup;
   size_t n_out = p.body.yields.size() + (p.train ? 1 : 0);
-  return drive_program(p, name_, opt, [&](const std::vector<at::Tensor>& inputs) {
+  RunResult r = drive_program(p, name_, opt, [&](const std::vector<at::Tensor>& inputs) {
     std::vector<c10::IValue> args(inputs.begin(), inputs.end());
     c10::IValue out = fn(args);
     std::vector<at::Tensor> outs;
@@ -33,6 +35,10 @@ RunResult TorchScriptRunner::run(const Program& p, const RunConfig& cfg) {
     if (outs.size() != n_out) throw std::runtime_error("forward returned the wrong number of values");
     return outs;
   });
+  // What the executor made of it (the graph of the last call on this thread).
+  if (auto optimized = torch::jit::lastExecutedOptimizedGraph(); optimized && r.ok())
+    graph_features(*torch::jit::toGraphFunction(fn).graph(), *optimized, name_, &r.features);
+  return r;
 }
 
 }  // namespace dlfuzz

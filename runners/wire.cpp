@@ -121,6 +121,7 @@ RunResult decode_result(const std::string& payload) {
   for (const auto& t : j.at("grads")) r.grads.push_back(tensor_from(t, payload, base));
   for (const auto& t : j.at("params")) r.params.push_back(tensor_from(t, payload, base));
   if (j.contains("rank_digests")) r.rank_digests = j["rank_digests"].get<std::vector<std::vector<std::string>>>();
+  if (j.contains("features")) r.features = j["features"].get<std::vector<std::string>>();
   return r;
 }
 

@@ -14,6 +14,7 @@ DEBIAN_PACKAGES=(
   python3 python3-venv python3-pip
   ca-certificates xz-utils procps
   chromium zlib1g-dev  # the HTML report test renders the page and reads the PNG
+  clang libclang-rt-14-dev  # the libFuzzer target (libfuzzer/)
 )
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do

@@ -331,4 +331,26 @@ TEST(Gate, BrokenPluginsAreUsageErrors) {
       << "plugin passes need a TorchScript baseline";
 }
 
+// The libFuzzer target runs a few inputs through the real runners, records
+// compiler-behavior features, and `dlfuzz libfuzzer` passes libFuzzer's flags.
+TEST(LibFuzzer, TargetRunsInputsAndCountsFeatures) {
+  std::string target = (fs::path(DLFUZZ_BINARY).parent_path() / "dlfuzz-libfuzzer").string();
+  if (!fs::exists(target)) GTEST_SKIP() << "dlfuzz-libfuzzer not built (needs clang with libFuzzer)";
+  std::string dir = (fs::temp_directory_path() / "dlfuzz_cli_test" / "libfuzzer").string();
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/corpus");
+  Outcome o = dlfuzz("libfuzzer --db " + dir + "/lf.db --runners ts,ts-nnc -- " + dir +
+                     "/corpus -runs=25 -seed=1");
+  ASSERT_EQ(o.code, 0) << o.out;
+  size_t at = o.out.rfind("{\"programs\":");
+  ASSERT_NE(at, std::string::npos) << o.out;
+  auto j = nlohmann::json::parse(o.out.substr(at, o.out.find('\n', at) - at));
+  EXPECT_GE(j["programs"].get<int>(), 25);
+  EXPECT_GT(j["features"].get<int>(), 100) << "fusion groups, node kinds, op pairs";
+  Store s(dir + "/lf.db");
+  EXPECT_EQ(s.count("campaigns"), 1);
+  EXPECT_GE(std::distance(fs::directory_iterator(dir + "/corpus"), fs::directory_iterator{}), 1)
+      << "inputs with new features are kept";
+}
+
 }  // namespace dlfuzz
