@@ -42,6 +42,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
           std::atomic<int64_t>& next_index, Shared& sh, Clock::time_point deadline) {
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = opt.timeout_ms;
+  eo.backend = opt.backend;
   Executor ex(eo);
   std::map<int, GenPolicy> policies;
   for (int w : opt.worlds) policies[w] = policy_for_world(w);

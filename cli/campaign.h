@@ -12,6 +12,7 @@ struct CampaignOptions {
   int64_t programs = 0;  // 0: no program limit (one of the two must be set)
   std::vector<std::string> runners;
   std::vector<int> worlds = {1};  // program i has worlds[i % size] ranks
+  std::string backend = "gloo";    // their process groups: gloo or nccl
   int jobs = 1;
   uint64_t seed = 1;
   std::string db = "dlfuzz.db";

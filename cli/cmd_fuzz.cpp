@@ -19,7 +19,7 @@ const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,ao
 void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");
   struct Opts {
-    std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1";
+    std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1", backend = "gloo";
     int64_t programs = 0;
     int jobs = 2, timeout = 30;
     uint64_t seed = 1;
@@ -38,6 +38,9 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--seed", o->seed, "first seed")->capture_default_str();
   cmd->add_option("--world", o->worlds,
                   "ranks per program, e.g. 2,4: programs take the listed world sizes in turn (Gloo ranks as threads)")
+      ->capture_default_str();
+  cmd->add_option("--backend", o->backend, "process groups for world > 1: gloo (CPU threads) or nccl (a GPU per rank)")
+      ->check(CLI::IsMember({"gloo", "nccl"}))
       ->capture_default_str();
   cmd->add_option("--db", o->db, "SQLite bug store")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds one runner may take on one program")->capture_default_str();
@@ -73,6 +76,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
         std::cerr << "dlfuzz fuzz: --world '" << o->worlds << "' is not a list of world sizes from 1 to 8\n";
         return kExitUsage;
       }
+      c.backend = o->backend;
       c.jobs = o->jobs;
       c.seed = o->seed;
       c.db = o->db;

@@ -40,6 +40,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
     bool json = false, values = false, in_process = false;
     int timeout = 60;
     int world = 0;
+    std::string backend = "gloo";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, ".dlf program")->required();
@@ -50,6 +51,9 @@ void add_run(CLI::App& app, std::function<int()>* action) {
   cmd->add_flag("--in-process", o->in_process, "run LibTorch runners in this process (no isolation, no oracles)");
   cmd->add_option("--world", o->world, "run over this many ranks instead of the program's world size")
       ->check(CLI::Range(1, 8));
+  cmd->add_option("--backend", o->backend, "process groups of a program with world > 1: gloo (CPU) or nccl (a GPU per rank)")
+      ->check(CLI::IsMember({"gloo", "nccl"}))
+      ->capture_default_str();
   cmd->callback([o, action] {
     *action = [o]() -> int {
       std::vector<std::string> names = CLI::detail::split(o->runners, ',');
@@ -69,8 +73,10 @@ void add_run(CLI::App& app, std::function<int()>* action) {
         int rc = kExitOk;
         for (const auto& name : names) {
           RunResult res;
+          RunConfig cfg;
+          cfg.backend = o->backend;
           if (is_distributed_run(name, *p)) {
-            res = run_distributed(name, *p, RunConfig{});
+            res = run_distributed(name, *p, cfg);
           } else {
             auto r = make_runner(name);
             if (!r) continue;
@@ -83,6 +89,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
       }
       ExecutorOptions eo = default_executor_options();
       eo.timeout_ms = o->timeout * 1000;
+      eo.backend = o->backend;
       Executor ex(eo);
       Evaluation ev = evaluate(ex, *p, names, /*recheck=*/true);
       if (o->json) {

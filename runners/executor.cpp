@@ -54,6 +54,7 @@ std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::st
     req.program = print_program(p);
     req.runners = native;
     req.warmup = opt_.warmup;
+    req.backend = opt_.backend;
     native_results = native_->run(req, opt_.timeout_ms);
   }
   if (!python.empty()) {

@@ -17,6 +17,7 @@ struct ExecutorOptions {
   int timeout_ms = 30000;     // per runner
   size_t memory_mb = 4096;    // address-space limit of the C++ worker
   int warmup = 3;
+  std::string backend = "gloo";  // process groups for world > 1: gloo or nccl
 };
 
 // Runners served by the Python worker.

@@ -79,7 +79,7 @@ void WorkerProcess::stop() {
 
 namespace {
 std::string request_json(const WorkerRequest& req, size_t first) {
-  nlohmann::json j = {{"program", req.program}, {"python", req.python}, {"warmup", req.warmup}};
+  nlohmann::json j = {{"program", req.program}, {"python", req.python}, {"warmup", req.warmup}, {"backend", req.backend}};
   j["runners"] = std::vector<std::string>(req.runners.begin() + first, req.runners.end());
   return j.dump();
 }

@@ -17,6 +17,7 @@ struct WorkerRequest {
   std::string python;   // emitted Python (Python worker)
   std::vector<std::string> runners;
   int warmup = 3;
+  std::string backend = "gloo";  // process groups of programs with world > 1
 };
 
 class WorkerProcess {

@@ -25,6 +25,7 @@ int worker_main() {
     ParseResult parsed = parse_program(req.is_object() ? req.value("program", "") : "", "<request>");
     RunConfig cfg;
     cfg.warmup = req.is_object() ? req.value("warmup", 3) : 3;
+    cfg.backend = req.is_object() ? req.value("backend", "gloo") : "gloo";
     for (const auto& name : req.is_object() ? req["runners"] : nlohmann::json::array()) {
       std::string n = name.get<std::string>();
       RunResult r;

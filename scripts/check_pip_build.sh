@@ -4,7 +4,7 @@
 # after the test suite, so both flavors at least compile and run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-pip -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLFUZZ_TORCH=pip -DDLFUZZ_TESTS=OFF -DDLFUZZ_BENCH=OFF >/dev/null
+cmake -S . -B build-pip -DCMAKE_BUILD_TYPE=Release -DDLFUZZ_TORCH=pip -DDLFUZZ_TESTS=OFF -DDLFUZZ_BENCH=OFF >/dev/null
 cmake --build build-pip -j2 --target dlfuzz
 prog=$(mktemp --suffix=.dlf)
 build-pip/dlfuzz gen --seed 3 -o "$prog"

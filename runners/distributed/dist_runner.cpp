@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "runners/distributed/gloo_group.h"
+#include "runners/distributed/rendezvous.h"
 #include "runners/distributed/rank_context.h"
 
 namespace dlfuzz {
@@ -97,22 +97,29 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
     r.runner = name;
     return r;
   }
-  if (!have_gloo()) return failed(name, "this dlfuzz build has no Gloo: programs with world > 1 need DLFUZZ_TORCH=debian");
   // Connecting ranks costs tens of milliseconds: the groups of a world are
   // kept for the next run, unless a rank failed (a collective may be left
   // half done).
   static struct {
     int world = 0, timeout_ms = 0;
-    std::unique_ptr<GlooRendezvous> rendezvous;
+    std::string backend;
+    std::unique_ptr<Rendezvous> rendezvous;
     // Groups outlive every rank's thread: a rank that finished early must not
     // close its connections under ranks still waiting in a collective.
     std::vector<std::unique_ptr<RankGroup>> groups;
   } pool;
-  if (pool.world != world || pool.timeout_ms != cfg.collective_timeout_ms) {
+  if (pool.world != world || pool.timeout_ms != cfg.collective_timeout_ms || pool.backend != cfg.backend) {
     pool.groups.clear();
-    pool.rendezvous = std::make_unique<GlooRendezvous>(world, std::chrono::milliseconds(cfg.collective_timeout_ms));
+    pool.rendezvous.reset();
+    pool.world = 0;
+    try {
+      pool.rendezvous = make_rendezvous(cfg.backend, world, std::chrono::milliseconds(cfg.collective_timeout_ms));
+    } catch (const std::exception& e) {
+      return failed(name, e.what());
+    }
     pool.groups.resize(world);
     pool.world = world;
+    pool.backend = cfg.backend;
     pool.timeout_ms = cfg.collective_timeout_ms;
   }
   auto& groups = pool.groups;

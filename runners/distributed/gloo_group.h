@@ -6,17 +6,16 @@
 #include <chrono>
 #include <memory>
 
-#include "runners/distributed/rank_context.h"
+#include "runners/distributed/rendezvous.h"
 
 namespace dlfuzz {
 
-class GlooRendezvous {
+class GlooRendezvous : public Rendezvous {
  public:
   GlooRendezvous(int world, std::chrono::milliseconds timeout);
-  ~GlooRendezvous();
-  // Called by each rank's thread, concurrently: blocks until all have joined.
+  ~GlooRendezvous() override;
   // Throws when this build has no Gloo.
-  std::unique_ptr<RankGroup> join(int rank);
+  std::unique_ptr<RankGroup> join(int rank) override;
 
  private:
   struct Impl;

@@ -161,4 +161,32 @@ TEST(Distributed, WorldAboveOneWithoutADataParallelPlanHasNoOneProcessReference)
   EXPECT_EQ(fp64_reference_of("ts-nnc", dp), "eager64@1");
 }
 
+// NCCL ranks: on a machine with GPUs the collectives compute what they should;
+// without one (CI) the run fails at setup with a message saying so.
+TEST(Distributed, NcclRanksRunOrFailClearlyWithoutEnoughGpus) {
+  Program p = parse(
+      "dlfuzz 1 seed=7 policy=0 mode=infer device=cpu world=2 plan=none\n"
+      "input %x0 : f32[2,4] shard(0) range(-2.0,2.0)\n"
+      "%1 : f32[2,4] = all_reduce %x0, op=\"sum\"\n"
+      "%2 : f32[4,4] = all_gather %x0, dim=0\n"
+      "%3 : f32[2,4] = broadcast %x0, src=1\n"
+      "return %1, %2, %3\n");
+  RunConfig cfg;
+  cfg.backend = "nccl";
+  RunResult nccl = run_distributed("eager", p, cfg);
+  if (!nccl.ok()) {
+    EXPECT_EQ(nccl.stage, Stage::setup) << nccl.error;
+    bool clear = nccl.error.find("NCCL needs a CUDA device") != std::string::npos ||
+                 nccl.error.find("needs 2 GPUs") != std::string::npos ||
+                 nccl.error.find("has no NCCL") != std::string::npos;
+    EXPECT_TRUE(clear) << nccl.error;
+    GTEST_SKIP() << "no NCCL run here: " << nccl.error;
+  }
+  RunResult gloo = run_distributed("eager", p, RunConfig{});
+  ASSERT_TRUE(gloo.ok()) << gloo.error;
+  ASSERT_EQ(nccl.outputs.size(), gloo.outputs.size());
+  for (size_t i = 0; i < gloo.outputs.size(); ++i)
+    EXPECT_TRUE(at::allclose(host_to_tensor(nccl.outputs[i]), host_to_tensor(gloo.outputs[i]), 1e-6, 1e-6)) << i;
+}
+
 }  // namespace dlfuzz
