@@ -34,10 +34,11 @@ RunResult failed(const std::string& runner, const std::string& error) {
 
 // Every rank's result folded into one: the first failing rank decides the
 // status; outputs and losses of all ranks, step-major like the reference.
-RunResult fold(const std::string& name, const Program& p, std::vector<RunResult>& ranks,
-               const std::vector<RankContext>& ctx) {
-  RunResult out = ranks.at(0);
+RunResult fold(const std::string& name, const std::vector<RunResult>& ranks, const std::vector<RankContext>& ctx) {
+  RunResult out = ranks.at(0);  // grads, params, versions, features: rank 0's
   out.runner = name;
+  out.status = RunStatus::ok;
+  out.stage = Stage::none;
   out.outputs.clear();
   out.losses.clear();
   for (size_t r = 0; r < ranks.size(); ++r) {
@@ -151,7 +152,7 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
     pool.rendezvous.reset();
     pool.world = 0;
   }
-  return fold(name, p, results, ctx);
+  return fold(name, results, ctx);
 }
 
 }  // namespace dlfuzz
