@@ -45,7 +45,10 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   eo.backend = opt.backend;
   Executor ex(eo);
   std::map<int, GenPolicy> policies;
-  for (int w : opt.worlds) policies[w] = policy_for_world(w);
+  for (int w : opt.worlds) {
+    policies[w] = policy_for_world(w);
+    policies[w].device = opt.device;
+  }
   while (!g_stop) {
     if (opt.seconds > 0 && Clock::now() >= deadline) break;
     if (!counts_programs && g_native_done) break;

@@ -19,7 +19,7 @@ const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,ao
 void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");
   struct Opts {
-    std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1", backend = "gloo";
+    std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1", backend = "gloo", device = "cpu";
     int64_t programs = 0;
     int jobs = 2, timeout = 30;
     uint64_t seed = 1;
@@ -41,6 +41,9 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       ->capture_default_str();
   cmd->add_option("--backend", o->backend, "process groups for world > 1: gloo (CPU threads) or nccl (a GPU per rank)")
       ->check(CLI::IsMember({"gloo", "nccl"}))
+      ->capture_default_str();
+  cmd->add_option("--device", o->device, "where programs run: cpu or cuda (needs a CUDA LibTorch: DLFUZZ_TORCH=pip)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--db", o->db, "SQLite bug store")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds one runner may take on one program")->capture_default_str();
@@ -77,6 +80,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
         return kExitUsage;
       }
       c.backend = o->backend;
+      c.device = o->device;
       c.jobs = o->jobs;
       c.seed = o->seed;
       c.db = o->db;

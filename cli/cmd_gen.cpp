@@ -14,7 +14,7 @@ void add_gen(CLI::App& app, std::function<int()>* action) {
   struct Opts {
     uint64_t seed = 0;
     int count = 1, world = 1;
-    std::string out;
+    std::string out, device = "cpu";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--seed", o->seed, "first seed")->required();
@@ -23,9 +23,13 @@ void add_gen(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--world", o->world, "ranks: above 1, data-parallel training plans and collectives")
       ->check(CLI::Range(1, 8))
       ->capture_default_str();
+  cmd->add_option("--device", o->device, "where the runners put the tensors: cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
   cmd->callback([o, action] {
     *action = [o]() -> int {
       GenPolicy policy = policy_for_world(o->world);
+      policy.device = o->device;
       if (o->count > 1 && !o->out.empty()) std::filesystem::create_directories(o->out);
       for (int i = 0; i < o->count; ++i) {
         uint64_t seed = o->seed + i;

@@ -40,7 +40,7 @@ def build_input(index, shape, dtype, init, lo, hi, layout):
         u2 = torch.arange(n, dtype=f64).mul(0.7548776662466927).add(phase).frac()
         z = u1.neg().add(1.0).log().mul(-2.0).sqrt().mul(u2.mul(6.283185307179586).cos())
         x = z.mul(hi).add(lo)
-    x = x.to(dtype).reshape(shape)
+    x = x.to(dtype).reshape(shape).to(DEVICE)
     if layout == "channels_last":
         x = x.contiguous(memory_format=torch.channels_last)
     elif layout == "strided":
@@ -202,6 +202,7 @@ std::string emit_python(const Program& p) {
   }
   s += kPrelude;
   s += fmt::format("SEED = {}\n", p.seed);
+  s += fmt::format("DEVICE = \"{}\"\n", p.device);
   s += "# (shape, dtype, init, lo, hi, layout) per input, in the program's order\nINPUTS = [\n";
   std::vector<std::string> params;
   for (size_t i = 0; i < p.inputs.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string>
 
 #include "generator/dtype.h"
 
@@ -26,6 +27,7 @@ struct GenPolicy {
   // Ranks of generated programs. Above 1: training programs get a dp or zero
   // plan, inference programs explicit collectives (see policy_for_world).
   int world = 1;
+  std::string device = "cpu";  // or "cuda": where the runners put every tensor
 
   // Relative weight of each dtype for new data inputs.
   std::map<DType, double> dtype_weights = {

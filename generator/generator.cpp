@@ -24,6 +24,7 @@ class Generator {
     bool training = c_.coin(g_.policy().p_training);
     if (training) p_.train = TrainStep{};
     p_.plan.world = std::max(1, g_.policy().world);
+    p_.device = g_.policy().device;
     // Training programs over several ranks follow a data-parallel plan (DDP's
     // averaged all-reduce, or ZeRO's sharded optimizer); inference programs
     // call collectives explicitly.

@@ -42,6 +42,7 @@ class Verifier {
       if (!(s.lr > 0)) return "step: lr must be positive";
     }
     if (p_.plan.world < 1) return "world size must be at least 1";
+    if (p_.device != "cpu" && p_.device != "cuda") return "device must be cpu or cuda, not '" + p_.device + "'";
     return "";
   }
 

@@ -1,5 +1,6 @@
 #include "runners/program_driver.h"
 
+#include <torch/cuda.h>
 #include <torch/optim.h>
 
 #include <chrono>
@@ -74,6 +75,9 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
   int world = rank ? rank->world : 1;
   int micro = rank ? rank->micro_batches : 1;
   try {
+    if (p.device == "cuda" && !torch::cuda::is_available())
+      throw std::runtime_error("the program runs on cuda, and " + torch_version_string() +
+                               " here sees no CUDA device (a CPU-only LibTorch, or no GPU)");
     std::vector<std::vector<at::Tensor>> inputs(micro);  // per micro-batch
     std::vector<at::Tensor> params;
     for (size_t i = 0; i < p.inputs.size(); ++i) {

@@ -55,3 +55,30 @@ TEST(EagerRunner, RunsGeneratedProgramsWithTheIRsTypes) {
 TEST(EagerRunner, UnknownRunnerIsNull) { EXPECT_EQ(make_runner("no-such-runner"), nullptr); }
 
 }  // namespace dlfuzz
+
+namespace dlfuzz {
+
+// Programs on cuda: with a CUDA LibTorch and a GPU the runners put every
+// tensor there and agree with the CPU run; elsewhere (Debian's CPU LibTorch,
+// CI) the run fails at setup and says why.
+TEST(Cuda, ProgramsOnCudaRunOrFailClearlyWithoutAGpu) {
+  GenPolicy policy;
+  policy.device = "cuda";
+  Program p = generate_program(policy, 11);
+  ASSERT_EQ(p.device, "cuda");
+  auto eager = make_runner("eager");
+  RunResult r = eager->run(p, RunConfig{});
+  if (!r.ok()) {
+    EXPECT_EQ(r.stage, Stage::setup);
+    EXPECT_NE(r.error.find("sees no CUDA device"), std::string::npos) << r.error;
+    GTEST_SKIP() << r.error;
+  }
+  Program cpu = p;
+  cpu.device = "cpu";
+  RunResult c = eager->run(cpu, RunConfig{});
+  ASSERT_TRUE(c.ok()) << c.error;
+  ASSERT_EQ(r.outputs.size(), c.outputs.size());
+  for (size_t i = 0; i < r.outputs.size(); ++i) EXPECT_EQ(r.outputs[i].shape, c.outputs[i].shape);
+}
+
+}  // namespace dlfuzz
