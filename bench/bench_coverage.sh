@@ -14,6 +14,7 @@ target=build/dlfuzz-libfuzzer
 work=$(mktemp -d /tmp/dlfuzz-coverage.XXXXXX)
 mkdir -p "$work/corpus"
 guided=$(DLFUZZ_DB="$work/guided.db" "$target" "$work/corpus" -max_total_time="$seconds" -print_final_stats=0 \
+  -artifact_prefix="$work/" \
   2>"$work/guided.log" | tail -n 1)
 plain=$(DLFUZZ_DB="$work/plain.db" "$target" --generator-only "$seconds" 2>"$work/plain.log" | tail -n 1)
 # Distinct signatures over both runs, and how many each found that the other did not.

@@ -340,7 +340,7 @@ TEST(LibFuzzer, TargetRunsInputsAndCountsFeatures) {
   fs::remove_all(dir);
   fs::create_directories(dir + "/corpus");
   Outcome o = dlfuzz("libfuzzer --db " + dir + "/lf.db --runners ts,ts-nnc -- " + dir +
-                     "/corpus -runs=25 -seed=1");
+                     "/corpus -runs=25 -seed=1 -artifact_prefix=" + dir + "/");
   ASSERT_EQ(o.code, 0) << o.out;
   size_t at = o.out.rfind("{\"programs\":");
   ASSERT_NE(at, std::string::npos) << o.out;
