@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "generator/hash.h"
+
 namespace dlfuzz {
 
 bool Choices::coin(double p) {
@@ -74,14 +76,6 @@ uint64_t SeededChoices::below(uint64_t bound) {
   do x = next(); while (x >= limit);
   return x % bound;
 }
-
-namespace {
-uint64_t fnv1a(const uint8_t* data, size_t size) {
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ULL;
-  return h;
-}
-}  // namespace
 
 ByteChoices::ByteChoices(const uint8_t* data, size_t size) : data_(data), size_(size), rest_(fnv1a(data, size)) {}
 

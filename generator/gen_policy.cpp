@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "generator/hash.h"
+
 namespace dlfuzz {
 
 uint64_t GenPolicy::hash() const {
@@ -12,9 +14,7 @@ uint64_t GenPolicy::hash() const {
   if (device != "cpu") s += " device=" + device;  // cpu programs keep their old policy hash
   for (const auto& [t, w] : dtype_weights) s += fmt::format(" {}={}", dtype_name(t), w);
   for (const auto& [f, w] : family_weights) s += fmt::format(" {}={}", f, w);
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ULL;
-  return h;
+  return fnv1a(s);
 }
 
 GenPolicy policy_for_world(int world) {

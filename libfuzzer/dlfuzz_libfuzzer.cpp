@@ -32,6 +32,7 @@
 #include "generator/choices.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
+#include "generator/hash.h"
 #include "generator/op_spec.h"
 #include "runners/executor.h"
 #include "triage/store.h"
@@ -44,12 +45,6 @@ namespace {
 
 constexpr size_t kCounters = 1 << 16;
 __attribute__((used, section("__libfuzzer_extra_counters"))) uint8_t g_counters[kCounters];
-
-uint64_t fnv1a(const void* data, size_t size) {
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < size; ++i) h = (h ^ static_cast<const uint8_t*>(data)[i]) * 1099511628211ULL;
-  return h;
-}
 
 struct Target {
   GenPolicy policy;
@@ -74,7 +69,7 @@ struct Target {
   }
 
   void count(const std::string& feature) {
-    uint8_t& c = g_counters[fnv1a(feature.data(), feature.size()) % kCounters];
+    uint8_t& c = g_counters[fnv1a(feature) % kCounters];
     if (c < 255) ++c;
     features.insert(feature);
   }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "generator/dlf.h"
+#include "generator/hash.h"
 #include "generator/verify.h"
 #include "reducers/pass.h"
 #include "reducers/rewrite.h"
@@ -17,9 +18,7 @@ namespace dlfuzz {
 using namespace reduce;
 
 uint64_t program_hash(const Program& p) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : print_program(p)) h = (h ^ c) * 1099511628211ull;
-  return h;
+  return fnv1a(print_program(p));
 }
 
 namespace {

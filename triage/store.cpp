@@ -5,6 +5,8 @@
 
 #include <ctime>
 
+#include "generator/hash.h"
+
 namespace dlfuzz {
 
 namespace {
@@ -67,9 +69,7 @@ std::string now_utc() {
 }
 
 std::string Store::hash_text(const std::string& text) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-  return fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", fnv1a(text));
 }
 
 Store::Store(const std::string& path) : db_(std::make_unique<Database>(path, true)) { migrate(); }

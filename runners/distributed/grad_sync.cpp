@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "generator/hash.h"
 #include "runners/program_driver.h"
 
 namespace dlfuzz {
@@ -103,11 +104,10 @@ void zero_optimizer_step(RankContext& ctx, std::vector<at::Tensor>& params, cons
 }
 
 std::string param_digest(const std::vector<at::Tensor>& params) {
-  uint64_t h = 1469598103934665603ULL;
+  uint64_t h = kFnvOffset;
   for (const auto& w : params) {
     at::Tensor c = w.detach().contiguous();
-    const auto* b = static_cast<const uint8_t*>(c.data_ptr());
-    for (size_t i = 0; i < c.nbytes(); ++i) h = (h ^ b[i]) * 1099511628211ULL;
+    h = fnv1a(c.data_ptr(), c.nbytes(), h);
   }
   return fmt::format("{:016x}", h);
 }
