@@ -47,7 +47,7 @@ int run_gate(const GateOptions& opt) {
       return 2;
     }
     candidate = opt.baseline + "+plugin:" + path;
-    if (opt.baseline != "ts" && opt.baseline != "ts-nnc" && opt.baseline != "ts-legacy") {
+    if (!runs_plugin_passes(opt.baseline)) {
       std::cerr << "dlfuzz gate: a plugin's passes run under a TorchScript baseline (ts, ts-nnc, ts-legacy), not "
                 << opt.baseline << "\n";
       return 2;

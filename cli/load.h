@@ -28,9 +28,7 @@ inline std::optional<Program> load_or_report(const std::string& path) {
 inline bool check_runner_names(const std::string& cmd, const std::vector<std::string>& names) {
   const auto& dist = distributed_fault_names();
   for (const auto& given : names) {
-    // RUNNER@1: RUNNER in one process over a data-parallel program's shards.
-    bool one_process = given.size() > 2 && given.compare(given.size() - 2, 2, "@1") == 0;
-    std::string name = one_process ? given.substr(0, given.size() - 2) : given;
+    std::string name = is_one_process_runner(given) ? given.substr(0, given.size() - 2) : given;
     if (!is_python_runner(name) && !make_runner(name) && std::find(dist.begin(), dist.end(), name) == dist.end()) {
       std::cerr << fmt::format("dlfuzz {}: unknown runner '{}' (known: {}, {}, {}; RUNNER@1 for one process)\n", cmd, given,
                                fmt::join(runner_names(), ", "), fmt::join(python_runner_names(), ", "),

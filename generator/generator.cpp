@@ -186,11 +186,10 @@ class Generator {
   // are even: a rank's shape is the one in the program, the whole tensor is
   // `world` of them.
   void place_inputs() {
-    bool data_parallel = p_.plan.kind == PlanKind::dp || p_.plan.kind == PlanKind::zero;
     for (auto& in : p_.inputs) {
       const TensorType& t = p_.type(in.value);
       if (in.kind == InputKind::param || t.rank() == 0 || t.shape[0] == 0) continue;
-      if (data_parallel || c_.coin(0.5)) in.placement.shard_dim = 0;
+      if (p_.plan.data_parallel() || c_.coin(0.5)) in.placement.shard_dim = 0;
     }
   }
 

@@ -131,6 +131,8 @@ struct ParallelPlan {
   int world = 1;
   PlanKind kind = PlanKind::none;
   bool operator==(const ParallelPlan& o) const { return world == o.world && kind == o.kind; }
+  // Several ranks whose gradients the plan synchronises (DDP or ZeRO).
+  bool data_parallel() const { return world > 1 && (kind == PlanKind::dp || kind == PlanKind::zero); }
 };
 
 constexpr int kFormatVersion = 1;

@@ -18,24 +18,20 @@ bool is_python_runner(const std::string& name) {
   return std::find(n.begin(), n.end(), name) != n.end();
 }
 
-bool is_data_parallel(const Program& p) {
-  return p.plan.world > 1 && (p.plan.kind == PlanKind::dp || p.plan.kind == PlanKind::zero);
-}
-
 std::string reference_of(const std::string& runner, const Program& p) {
   if (is_python_runner(runner)) return "py-eager";
-  return is_data_parallel(p) ? "eager@1" : "eager";
+  return p.plan.data_parallel() ? "eager@1" : "eager";
 }
 std::string fp64_reference_of(const std::string& runner, const Program& p) {
   if (is_python_runner(runner)) return "py-eager64";
-  return is_data_parallel(p) ? "eager64@1" : "eager64";
+  return p.plan.data_parallel() ? "eager64@1" : "eager64";
 }
 
 bool runner_supports(const std::string& runner, const Program& p) {
   if (p.is_training() && (runner == "frozen" || runner == "static" || runner == "aoti")) return false;
   if (p.device == "cuda" && runner == "static") return false;  // Static Runtime is CPU only
   if (p.plan.world > 1 && is_python_runner(runner)) return false;  // multi-rank Python runs: not yet
-  if (runner.rfind("fault-dist-", 0) == 0) return is_data_parallel(p);
+  if (runner.rfind("fault-dist-", 0) == 0) return p.plan.data_parallel();
   return true;
 }
 

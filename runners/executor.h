@@ -32,7 +32,6 @@ std::string fp64_reference_of(const std::string& runner, const Program& p);
 // False where a path does not apply (freezing or AOTInductor of training
 // programs; Python runners over several ranks; distributed faults at world 1).
 bool runner_supports(const std::string& runner, const Program& p);
-bool is_data_parallel(const Program& p);  // world > 1 with a dp or zero plan
 
 class Executor {
  public:

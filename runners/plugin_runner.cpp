@@ -92,6 +92,8 @@ const LoadedPlugin& load(const std::string& path) {
 
 const PluginInfo& load_plugin(const std::string& path) { return load(path).info; }
 
+bool runs_plugin_passes(const std::string& base) { return base == "ts" || base == "ts-nnc" || base == "ts-legacy"; }
+
 bool split_plugin_runner(const std::string& name, std::string* base, std::string* path) {
   size_t at = name.find("+plugin:");
   if (at == std::string::npos) return false;
@@ -103,7 +105,7 @@ bool split_plugin_runner(const std::string& name, std::string* base, std::string
 std::unique_ptr<Runner> make_plugin_runner(const std::string& name) {
   std::string base, path;
   if (!split_plugin_runner(name, &base, &path)) throw std::runtime_error(name + " is not BASE+plugin:PATH");
-  if (base != "ts" && base != "ts-nnc" && base != "ts-legacy")
+  if (!runs_plugin_passes(base))
     throw std::runtime_error("a plugin's passes run under a TorchScript runner (ts, ts-nnc, ts-legacy), not " + base);
   const LoadedPlugin& plugin = load(path);
   return std::make_unique<PluginRunner>(name, make_runner(base), &plugin);

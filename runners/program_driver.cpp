@@ -153,13 +153,9 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
         normalize_grads();
         if (step == s.steps - 1)
           for (auto& w : params) r.grads.push_back(to_host(w.grad()));
-        r.stage = Stage::optimizer;
-        if (zero) {
-          r.stage = Stage::collective;
-          zero_optimizer_step(*rank, params, s);
-        } else {
-          optimizer->step();
-        }
+        r.stage = zero ? Stage::collective : Stage::optimizer;  // ZeRO's step all-gathers
+        if (zero) zero_optimizer_step(*rank, params, s);
+        else optimizer->step();
         if (rank) rank->step_digests.push_back(param_digest(params));
       }
     }

@@ -19,10 +19,6 @@ const std::map<std::string, DistFault>& faults() {
   return f;
 }
 
-bool one_process(const std::string& runner) {
-  return runner.size() > 2 && runner.compare(runner.size() - 2, 2, "@1") == 0;
-}
-
 RunResult failed(const std::string& runner, const std::string& error) {
   RunResult r;
   r.runner = runner;
@@ -62,6 +58,10 @@ RunResult fold(const std::string& name, const std::vector<RunResult>& ranks, con
 }
 }  // namespace
 
+bool is_one_process_runner(const std::string& runner) {
+  return runner.size() > 2 && runner.compare(runner.size() - 2, 2, "@1") == 0;
+}
+
 const std::vector<std::string>& distributed_fault_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
@@ -72,25 +72,24 @@ const std::vector<std::string>& distributed_fault_names() {
 }
 
 bool is_distributed_run(const std::string& runner, const Program& p) {
-  return p.plan.world > 1 || one_process(runner) || faults().count(runner);
+  return p.plan.world > 1 || is_one_process_runner(runner) || faults().count(runner);
 }
 
 RunResult run_distributed(const std::string& name, const Program& p, const RunConfig& cfg) {
   int world = p.plan.world;
-  bool data_parallel = p.plan.kind == PlanKind::dp || p.plan.kind == PlanKind::zero;
-  std::string base = one_process(name) ? name.substr(0, name.size() - 2) : name;
+  std::string base = is_one_process_runner(name) ? name.substr(0, name.size() - 2) : name;
   DistFault fault = DistFault::none;
   if (auto it = faults().find(name); it != faults().end()) {
     base = "eager";
     fault = it->second;
-    if (world < 2 || !data_parallel)
+    if (!p.plan.data_parallel())
       return failed(name, name + " needs a data-parallel training program with world > 1");
   }
-  if (one_process(name)) {
+  if (is_one_process_runner(name)) {
     RankContext ctx;
     ctx.world = world;
     ctx.plan = p.plan.kind;
-    ctx.micro_batches = data_parallel ? world : 1;
+    ctx.micro_batches = p.plan.data_parallel() ? world : 1;
     RankScope scope(&ctx);
     auto runner = make_runner(base);
     if (!runner) return failed(name, "unknown runner " + base);
@@ -108,11 +107,14 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
     // Groups outlive every rank's thread: a rank that finished early must not
     // close its connections under ranks still waiting in a collective.
     std::vector<std::unique_ptr<RankGroup>> groups;
+    void forget() {
+      groups.clear();
+      rendezvous.reset();
+      world = 0;
+    }
   } pool;
   if (pool.world != world || pool.timeout_ms != cfg.collective_timeout_ms || pool.backend != cfg.backend) {
-    pool.groups.clear();
-    pool.rendezvous.reset();
-    pool.world = 0;
+    pool.forget();
     try {
       pool.rendezvous = make_rendezvous(cfg.backend, world, std::chrono::milliseconds(cfg.collective_timeout_ms));
     } catch (const std::exception& e) {
@@ -146,12 +148,7 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
       results[r] = runner ? runner->run(p, cfg) : failed(name, "unknown runner " + base);
     });
   for (auto& t : threads) t.join();
-  bool all_ok = std::all_of(results.begin(), results.end(), [](const RunResult& r) { return r.ok(); });
-  if (!all_ok) {
-    groups.clear();
-    pool.rendezvous.reset();
-    pool.world = 0;
-  }
+  if (!std::all_of(results.begin(), results.end(), [](const RunResult& r) { return r.ok(); })) pool.forget();
   return fold(name, results, ctx);
 }
 

@@ -20,5 +20,7 @@ namespace dlfuzz {
 bool is_distributed_run(const std::string& runner, const Program& p);
 RunResult run_distributed(const std::string& runner, const Program& p, const RunConfig& cfg);
 const std::vector<std::string>& distributed_fault_names();
+// "eager@1": a runner in one process over a data-parallel program's shards.
+bool is_one_process_runner(const std::string& runner);
 
 }  // namespace dlfuzz
