@@ -3,12 +3,11 @@
 // Training programs run forward, backward and an optimizer step `steps` times.
 #include "runners/eager_runner.h"
 
-#include <mutex>
-
 #include "generator/op_spec.h"
 #include "runners/distributed/collectives.h"
 #include "runners/op_caller.h"
 #include "runners/program_driver.h"
+#include "runners/shared_setting.h"
 
 namespace dlfuzz {
 
@@ -73,28 +72,21 @@ std::string EagerRunner::name() const { return fp64_ ? "eager64" : "eager"; }
 namespace {
 // In the float64 reference, integer->float promotions (sin of an int tensor,
 // true division) must give float64 too: make it the default dtype for the run.
-// Ranks of a distributed run are threads: the first guard sets, the last restores.
+caffe2::TypeMeta read_default_dtype() { return c10::get_default_dtype(); }
+void write_default_dtype(const caffe2::TypeMeta& t) { c10::set_default_dtype(t); }
+SharedSetting<caffe2::TypeMeta> default_dtype(read_default_dtype, write_default_dtype);
+
 class DefaultDtypeGuard {
  public:
   explicit DefaultDtypeGuard(bool fp64) : fp64_(fp64) {
-    if (!fp64_) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (active_++ == 0) {
-      old_ = c10::get_default_dtype();
-      c10::set_default_dtype(caffe2::TypeMeta::Make<double>());
-    }
+    if (fp64_) default_dtype.enter(caffe2::TypeMeta::Make<double>());
   }
   ~DefaultDtypeGuard() {
-    if (!fp64_) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--active_ == 0) c10::set_default_dtype(old_);
+    if (fp64_) default_dtype.leave();
   }
 
  private:
   bool fp64_;
-  static inline std::mutex mutex_;
-  static inline int active_ = 0;
-  static inline caffe2::TypeMeta old_;
 };
 }  // namespace
 

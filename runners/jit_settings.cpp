@@ -4,7 +4,7 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/tensorexpr/kernel.h>
 
-#include <mutex>
+#include "runners/shared_setting.h"
 
 // Shipped in libtorch_cpu but its header (codegen/fuser/interface.h) is not.
 namespace torch::jit {
@@ -15,38 +15,32 @@ TORCH_API void overrideCanFuseOnCPU(bool value);
 namespace dlfuzz {
 
 namespace {
-// The ranks of a distributed run are threads running the same runner: the
-// first guard sets the globals, the last one restores them, so no rank
-// changes them under another.
-std::mutex guard_mutex;
-int active_guards = 0;
-// The globals as they were before the first active guard.
-struct Saved {
+// The JIT globals the runners set, as one value.
+struct JitGlobals {
   bool profiling, executor, nnc, can_fuse, must_llvm;
-} saved;
+};
+
+JitGlobals read_jit() {
+  return {torch::jit::getProfilingMode(), torch::jit::getExecutorMode(), torch::jit::tensorExprFuserEnabled(),
+          torch::jit::canFuseOnCPU(), torch::jit::tensorexpr::getTEMustUseLLVMOnCPU()};
+}
+
+void write_jit(const JitGlobals& g) {
+  torch::jit::getProfilingMode() = g.profiling;
+  torch::jit::getExecutorMode() = g.executor;
+  torch::jit::setTensorExprFuserEnabled(g.nnc);
+  torch::jit::overrideCanFuseOnCPU(g.can_fuse);
+  torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = g.must_llvm;
+}
+
+SharedSetting<JitGlobals> jit_globals(read_jit, write_jit);
 }  // namespace
 
 JitSettingsGuard::JitSettingsGuard(const JitSettings& s) {
-  std::lock_guard<std::mutex> lock(guard_mutex);
-  if (active_guards++ > 0) return;
-  saved = {torch::jit::getProfilingMode(), torch::jit::getExecutorMode(), torch::jit::tensorExprFuserEnabled(),
-           torch::jit::canFuseOnCPU(), torch::jit::tensorexpr::getTEMustUseLLVMOnCPU()};
-  torch::jit::getProfilingMode() = s.profiling_executor;
-  torch::jit::getExecutorMode() = s.profiling_executor;
-  torch::jit::setTensorExprFuserEnabled(s.nnc);
-  torch::jit::overrideCanFuseOnCPU(s.nnc);
   // Debian's LibTorch has no LLVM: NNC falls back to its IR evaluator.
-  torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = false;
+  jit_globals.enter({s.profiling_executor, s.profiling_executor, s.nnc, s.nnc, /*must_llvm=*/false});
 }
 
-JitSettingsGuard::~JitSettingsGuard() {
-  std::lock_guard<std::mutex> lock(guard_mutex);
-  if (--active_guards > 0) return;
-  torch::jit::getProfilingMode() = saved.profiling;
-  torch::jit::getExecutorMode() = saved.executor;
-  torch::jit::setTensorExprFuserEnabled(saved.nnc);
-  torch::jit::overrideCanFuseOnCPU(saved.can_fuse);
-  torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = saved.must_llvm;
-}
+JitSettingsGuard::~JitSettingsGuard() { jit_globals.leave(); }
 
 }  // namespace dlfuzz
