@@ -44,7 +44,7 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
   std::vector<std::string> order, tests, wanted = test_runners;
   // Over several ranks, eager itself is under test too: its ranks against its
   // one-process run (distributed equivalence) and against each other.
-  if (p.plan.data_parallel() && std::find(wanted.begin(), wanted.end(), "eager") == wanted.end())
+  if (p.plan.has_one_process_reference() && std::find(wanted.begin(), wanted.end(), "eager") == wanted.end())
     wanted.insert(wanted.begin(), "eager");
   for (const auto& t : wanted) {
     if (!runner_supports(t, p)) {

@@ -25,10 +25,14 @@ class Generator {
     if (training) p_.train = TrainStep{};
     p_.plan.world = std::max(1, g_.policy().world);
     p_.device = g_.policy().device;
-    // Training programs over several ranks follow a data-parallel plan (DDP's
-    // averaged all-reduce, or ZeRO's sharded optimizer); inference programs
-    // call collectives explicitly.
-    if (p_.plan.world > 1 && training) p_.plan.kind = c_.coin(0.5) ? PlanKind::dp : PlanKind::zero;
+    // Training programs over several ranks follow a parallel plan: data
+    // parallel (DDP's averaged all-reduce), ZeRO's sharded optimizer, or
+    // Megatron's tensor parallelism; inference programs call collectives
+    // explicitly.
+    if (p_.plan.world > 1 && training) {
+      static const PlanKind kinds[] = {PlanKind::dp, PlanKind::zero, PlanKind::tp};
+      p_.plan.kind = kinds[c_.below(3)];
+    }
     // The first operand of a program; training programs start from a float batch.
     TensorType first{training ? g_.random_float_dtype() : g_.random_dtype(), g_.random_shape(1, 4)};
     g_.new_input(first);
@@ -182,10 +186,12 @@ class Generator {
   }
 
   // Data and targets split along dim 0 across ranks (every one under a
-  // data-parallel plan, about half otherwise); params stay replicated. Shards
-  // are even: a rank's shape is the one in the program, the whole tensor is
-  // `world` of them.
+  // data-parallel plan, about half in inference programs); params stay
+  // replicated, except the tensor-parallel block's, placed when it was built.
+  // Shards are even: a rank's shape is the one in the program, the whole
+  // tensor is `world` of them.
   void place_inputs() {
+    if (p_.plan.kind == PlanKind::tp) return;  // every rank sees the whole batch
     for (auto& in : p_.inputs) {
       const TensorType& t = p_.type(in.value);
       if (in.kind == InputKind::param || t.rank() == 0 || t.shape[0] == 0) continue;
@@ -193,9 +199,55 @@ class Generator {
     }
   }
 
+  void shard_param(int value, int dim) {
+    for (auto& in : p_.inputs)
+      if (in.value == value) in.placement.shard_dim = dim;
+  }
+
+  // Megatron's MLP: a column-parallel linear (weight and bias split by output
+  // rows), an activation on this rank's slice of the hidden features, then
+  // either a row-parallel linear (weight split by input columns) whose partial
+  // sums are all-reduced, or an all-gather of the hidden features. Types are
+  // one rank's; the whole hidden size is `world` times the local one.
+  int tensor_parallel_block() {
+    auto tp_dtype = [](const TensorType& t) {
+      return (t.dtype == DType::f32 || t.dtype == DType::f64) && t.rank() >= 1 && t.numel() > 0;
+    };
+    auto v = g_.pick(tp_dtype);
+    int x = v ? *v : g_.new_input({DType::f32, {4, 8}});
+    const TensorType xt = p_.type(x);
+    int64_t k = xt.shape.back(), hidden = g_.random_dim() + 1;
+    int xc = g_.emit1("tp_copy", {{"self", ValueRef{x}}});
+    int w1 = g_.new_param({xt.dtype, {hidden, k}}, Init::uniform, -0.5, 0.5);
+    shard_param(w1, 0);
+    std::vector<Arg> column = {{"input", ValueRef{xc}}, {"weight", ValueRef{w1}}};
+    if (c_.coin(0.5)) {
+      int b1 = g_.new_param({xt.dtype, {hidden}}, Init::uniform, -0.5, 0.5);
+      shard_param(b1, 0);
+      column.push_back({"bias", ValueRef{b1}});
+    }
+    int h = g_.emit1("linear", column);
+    h = g_.emit1(c_.pick(std::vector<std::string>{"relu", "gelu", "silu", "tanh"}), {{"self", ValueRef{h}}});
+    if (c_.coin(0.3))
+      return g_.emit1("tp_gather", {{"self", ValueRef{h}}, {"dim", int64_t(p_.type(h).rank() - 1)}});
+    int64_t m = g_.random_dim() + 1;
+    int w2 = g_.new_param({xt.dtype, {m, hidden}}, Init::uniform, -0.5, 0.5);
+    shard_param(w2, 1);
+    int y = g_.emit1("tp_reduce", {{"self", ValueRef{g_.emit1("linear", {{"input", ValueRef{h}}, {"weight", ValueRef{w2}}})}}});
+    if (c_.coin(0.5)) {  // the row-parallel bias is added once, after the reduction
+      int b2 = g_.new_param({xt.dtype, {m}}, Init::uniform, -0.5, 0.5);
+      y = g_.emit1("add", {{"self", ValueRef{y}}, {"other", ValueRef{b2}}});
+    }
+    return y;
+  }
+
   void add_training_step() {
     // The loss reads a float value computed from a param; make one if needed.
     std::optional<int> src;
+    if (p_.plan.kind == PlanKind::tp) {
+      src = tensor_parallel_block();
+      p_.body.yields.push_back(*src);
+    }
     for (auto it = p_.body.yields.rbegin(); it != p_.body.yields.rend() && !src; ++it)
       if (is_float(p_.type(*it).dtype) && g_.depends_on_param(*it) && p_.type(*it).numel() > 0) src = *it;
     if (!src) {

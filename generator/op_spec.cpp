@@ -35,6 +35,8 @@ const OpSpec* find_op(const std::string& name) {
   return it == index.end() ? nullptr : it->second;
 }
 
+bool is_collective(const OpSpec& s) { return s.family == "collective" || s.family == "tensor_parallel"; }
+
 std::vector<std::string> op_families() {
   std::vector<std::string> v;
 #define OP_FAMILY(name) v.push_back(#name);

@@ -80,6 +80,9 @@ struct OpSpec {
 // listed in generator/ops/families.def.
 const std::vector<OpSpec>& all_ops();
 const OpSpec* find_op(const std::string& name);
+// Ops that communicate across ranks: the explicit collectives and tensor
+// parallelism's regions. The runners execute them on the rank's process group.
+bool is_collective(const OpSpec& s);
 std::vector<std::string> op_families();
 
 // Helpers shared by the families' type rules.

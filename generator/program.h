@@ -133,6 +133,9 @@ struct ParallelPlan {
   bool operator==(const ParallelPlan& o) const { return world == o.world && kind == o.kind; }
   // Several ranks whose gradients the plan synchronises (DDP or ZeRO).
   bool data_parallel() const { return world > 1 && (kind == PlanKind::dp || kind == PlanKind::zero); }
+  // A training plan whose step over the ranks equals one process's step
+  // (DDP, ZeRO, tensor parallel): its reference is RUNNER@1.
+  bool has_one_process_reference() const { return world > 1 && kind != PlanKind::none; }
 };
 
 constexpr int kFormatVersion = 1;

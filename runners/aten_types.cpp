@@ -48,4 +48,11 @@ HostTensor to_host(const at::Tensor& t) {
   return h;
 }
 
+at::Tensor from_host(const HostTensor& h) {
+  if (!h.defined) return at::Tensor();
+  at::Tensor t = at::empty(h.shape, at::TensorOptions().dtype(to_aten(h.dtype)));
+  if (!h.bytes.empty()) std::memcpy(t.data_ptr(), h.bytes.data(), h.bytes.size());
+  return t;
+}
+
 }  // namespace dlfuzz

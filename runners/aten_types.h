@@ -12,5 +12,7 @@ DType from_aten(at::ScalarType t);
 at::MemoryFormat to_aten(MemFormat m);
 // A contiguous host copy (undefined tensor -> defined=false).
 HostTensor to_host(const at::Tensor& t);
+// Back to a CPU tensor (undefined when h is).
+at::Tensor from_host(const HostTensor& h);
 
 }  // namespace dlfuzz

@@ -49,7 +49,7 @@ class Interpreter {
     }
     const OpSpec* spec = find_op(n.op);
     if (!spec) throw std::runtime_error("unknown op " + n.op);
-    if (spec->family == "collective") {  // on this thread's rank (the identity at world 1)
+    if (is_collective(*spec)) {  // on this thread's rank (the identity at world 1)
       bind(n.outputs[0], run_collective(n, value(std::get<ValueRef>(n.arg("self")->value).id)));
       return;
     }

@@ -20,11 +20,11 @@ bool is_python_runner(const std::string& name) {
 
 std::string reference_of(const std::string& runner, const Program& p) {
   if (is_python_runner(runner)) return "py-eager";
-  return p.plan.data_parallel() ? "eager@1" : "eager";
+  return p.plan.has_one_process_reference() ? "eager@1" : "eager";
 }
 std::string fp64_reference_of(const std::string& runner, const Program& p) {
   if (is_python_runner(runner)) return "py-eager64";
-  return p.plan.data_parallel() ? "eager64@1" : "eager64";
+  return p.plan.has_one_process_reference() ? "eager64@1" : "eager64";
 }
 
 bool runner_supports(const std::string& runner, const Program& p) {

@@ -41,7 +41,7 @@ at::Tensor build_input(const Program& p, size_t index, bool fp64, int shard, int
     }
   }
   x = x.to(to_aten(dt)).reshape(t.shape);
-  if (sharded) x = x.narrow(dim, shard * local.shape[dim], local.shape[dim]).contiguous();
+  if (sharded && shard != kWholeTensor) x = x.narrow(dim, shard * local.shape[dim], local.shape[dim]).contiguous();
   if (p.device == "cuda") x = x.to(at::Device(at::kCUDA, 0));
   if (d.layout == Layout::channels_last && t.rank() == 4) x = x.contiguous(at::MemoryFormat::ChannelsLast);
   if (d.layout == Layout::strided && t.rank() >= 2) x = x.transpose(-1, -2).contiguous().transpose(-1, -2);

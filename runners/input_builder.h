@@ -9,9 +9,12 @@
 namespace dlfuzz {
 
 // The tensor for inputs[index] of p. With `fp64`, float inputs become float64.
-// An input sharded across `shards` ranks yields slice `shard` of the whole.
+// An input sharded across `shards` ranks yields slice `shard` of the whole,
+// or the whole tensor when shard is kWholeTensor (the one-process reference
+// of a tensor-parallel plan).
 // Built on the CPU with the same formula everywhere, then moved to the
 // program's device.
+constexpr int kWholeTensor = -1;
 at::Tensor build_input(const Program& p, size_t index, bool fp64, int shard = 0, int shards = 1);
 // The phase of an input's sequence: a small integer formula both sides share.
 double input_phase(uint64_t seed, size_t index);

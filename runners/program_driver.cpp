@@ -80,11 +80,16 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
                                " here sees no CUDA device (a CPU-only LibTorch, or no GPU)");
     std::vector<std::vector<at::Tensor>> inputs(micro);  // per micro-batch
     std::vector<at::Tensor> params;
+    std::vector<bool> sharded;  // a tensor-parallel shard, different on every rank
     for (size_t i = 0; i < p.inputs.size(); ++i) {
       if (p.inputs[i].kind == InputKind::param) {
-        at::Tensor t = build_input(p, i, opt.fp64);
+        // A tensor-parallel param: this rank's shard, or the whole one in the
+        // one-process reference (a rank context without a group).
+        int shard = !rank ? 0 : rank->group ? rank->rank : kWholeTensor;
+        at::Tensor t = build_input(p, i, opt.fp64, shard, world);
         if (p.is_training()) t = t.detach().requires_grad_(true);
         params.push_back(t);
+        sharded.push_back(rank && rank->group && p.inputs[i].placement.shard_dim >= 0);
         for (auto& in : inputs) in.push_back(t);
         continue;
       }
@@ -105,9 +110,15 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
     // A parameter whose gradient is all zeros gets none, in every runner alike:
     // compiled autograd materializes zeros where eager leaves None, and the
     // optimizer treats the two differently (weight decay, momentum).
+    // A shard counts as all zeros only when the whole gradient is.
     auto normalize_grads = [&]() {
-      for (auto& w : params)
-        if (w.grad().defined() && !w.grad().any().item<bool>()) w.mutable_grad().reset();
+      for (size_t k = 0; k < params.size(); ++k) {
+        at::Tensor& w = params[k];
+        if (!w.grad().defined()) continue;
+        at::Tensor any = w.grad().any().to(at::kFloat).reshape({1});
+        if (sharded[k]) rank->group->all_reduce(any, "max");
+        if (!any.item<bool>()) w.mutable_grad().reset();
+      }
     };
     if (!p.is_training()) {
       at::NoGradGuard no_grad;
@@ -146,7 +157,7 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
           for (auto& w : params)
             if (w.grad().defined()) w.mutable_grad().div_(micro);
         }
-        if (rank && rank->group) {
+        if (rank && rank->group && p.plan.data_parallel()) {
           r.stage = Stage::collective;
           sync_gradients(*rank, params);
         }
@@ -156,7 +167,12 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
         r.stage = zero ? Stage::collective : Stage::optimizer;  // ZeRO's step all-gathers
         if (zero) zero_optimizer_step(*rank, params, s);
         else optimizer->step();
-        if (rank) rank->step_digests.push_back(param_digest(params));
+        if (rank) {  // replicas must agree bitwise; shards differ by design
+          std::vector<at::Tensor> replicated;
+          for (size_t k = 0; k < params.size(); ++k)
+            if (!sharded[k]) replicated.push_back(params[k]);
+          rank->step_digests.push_back(param_digest(replicated));
+        }
       }
     }
     for (auto& w : params) r.params.push_back(to_host(w));

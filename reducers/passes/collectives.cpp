@@ -14,7 +14,7 @@ void reduce_collectives(Oracle& o, Program& p) {
   std::set<const Node*> drop;
   for (Node* n : all_nodes(p.body)) {
     const OpSpec* s = find_op(n->op);
-    if (!s || s->family != "collective" || n->outputs.size() != 1) continue;
+    if (!s || !is_collective(*s) || n->outputs.size() != 1) continue;
     if (!o.shouldKeep()) {
       to[n->outputs[0]] = node_inputs(*n).at(0);
       drop.insert(n);

@@ -1,6 +1,7 @@
 #include "runners/distributed/collectives.h"
 
 #include <c10/core/InferenceMode.h>
+#include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
 #include "runners/distributed/rank_context.h"
@@ -62,6 +63,45 @@ at::Tensor all_to_all(const at::Tensor& x, int64_t dim) {
   return at::cat(parts, dim);
 }
 
+namespace {
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// Megatron's copy_to_tensor_model_parallel_region: every rank's replica of x
+// feeds this rank's slice of a column-parallel layer, so x's gradient is the
+// sum of the ranks' gradients.
+struct TpCopy : torch::autograd::Function<TpCopy> {
+  static at::Tensor forward(AutogradContext*, const at::Tensor& x) { return x.clone(); }
+  static variable_list backward(AutogradContext*, variable_list g) { return {all_reduce(g.at(0), "sum")}; }
+};
+
+// reduce_from_tensor_model_parallel_region: the row-parallel layer's partial
+// sums added up; the result is replicated, and so is its gradient.
+struct TpReduce : torch::autograd::Function<TpReduce> {
+  static at::Tensor forward(AutogradContext*, const at::Tensor& x) { return all_reduce(x, "sum"); }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g.at(0)}; }
+};
+
+// gather_from_tensor_model_parallel_region: every rank's slice of the
+// features put together; the gradient of this rank's slice is its chunk.
+struct TpGather : torch::autograd::Function<TpGather> {
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, int64_t dim) {
+    ctx->saved_data["dim"] = dim;
+    return all_gather(x, dim);
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list g) {
+    int64_t dim = ctx->saved_data["dim"].toInt();
+    at::Tensor grad = g.at(0);
+    if (RankGroup* gr = group()) grad = grad.chunk(gr->world(), dim).at(gr->rank()).contiguous();
+    return {grad, at::Tensor()};
+  }
+};
+}  // namespace
+
+at::Tensor tp_copy(const at::Tensor& x) { return TpCopy::apply(x); }
+at::Tensor tp_reduce(const at::Tensor& x) { return TpReduce::apply(x); }
+at::Tensor tp_gather(const at::Tensor& x, int64_t dim) { return TpGather::apply(x, dim); }
+
 at::Tensor run_collective(const Node& n, const at::Tensor& x) {
   auto str = [&](const char* name) { return std::get<std::string>(n.arg(name)->value); };
   auto num = [&](const char* name) { return std::get<int64_t>(n.arg(name)->value); };
@@ -70,6 +110,9 @@ at::Tensor run_collective(const Node& n, const at::Tensor& x) {
   if (n.op == "reduce_scatter") return reduce_scatter(x, num("dim"), str("op"));
   if (n.op == "broadcast") return broadcast(x, num("src"));
   if (n.op == "all_to_all") return all_to_all(x, num("dim"));
+  if (n.op == "tp_copy") return tp_copy(x);
+  if (n.op == "tp_reduce") return tp_reduce(x);
+  if (n.op == "tp_gather") return tp_gather(x, num("dim"));
   throw std::runtime_error("unknown collective " + n.op);
 }
 
@@ -91,5 +134,12 @@ TORCH_LIBRARY(dlfuzz, m) {
   });
   m.def("all_to_all(Tensor self, int dim) -> Tensor", [](const at::Tensor& x, int64_t dim) {
     return dlfuzz::all_to_all(x, dim);
+  });
+  // Catch-all kernels count as CompositeImplicitAutograd: autograd records the
+  // functions' own backward, which TorchScript's autodiff leaves alone.
+  m.def("tp_copy(Tensor self) -> Tensor", [](const at::Tensor& x) { return dlfuzz::tp_copy(x); });
+  m.def("tp_reduce(Tensor self) -> Tensor", [](const at::Tensor& x) { return dlfuzz::tp_reduce(x); });
+  m.def("tp_gather(Tensor self, int dim) -> Tensor", [](const at::Tensor& x, int64_t dim) {
+    return dlfuzz::tp_gather(x, dim);
   });
 }

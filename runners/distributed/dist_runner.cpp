@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "runners/aten_types.h"
 #include "runners/distributed/rendezvous.h"
 #include "runners/distributed/rank_context.h"
 
@@ -28,9 +29,23 @@ RunResult failed(const std::string& runner, const std::string& error) {
   return r;
 }
 
+// A tensor-parallel param's shards put back together along its shard dim,
+// so it compares with the one-process reference's whole param.
+HostTensor whole(const std::vector<RunResult>& ranks, std::vector<HostTensor> RunResult::*field, size_t k, int dim) {
+  std::vector<at::Tensor> shards;
+  for (const auto& r : ranks) shards.push_back(from_host((r.*field).at(k)));
+  if (!shards[0].defined()) return {};
+  return to_host(at::cat(shards, dim));
+}
+
 // Every rank's result folded into one: the first failing rank decides the
-// status; outputs and losses of all ranks, step-major like the reference.
-RunResult fold(const std::string& name, const std::vector<RunResult>& ranks, const std::vector<RankContext>& ctx) {
+// status. Data parallel and explicit collectives: outputs and losses of all
+// ranks, step-major like the reference. Tensor parallel: rank 0's outputs and
+// losses (every rank computes the same), each sharded param and its gradient
+// put back together.
+RunResult fold(const std::string& name, const Program& p, const std::vector<RunResult>& ranks,
+               const std::vector<RankContext>& ctx) {
+  bool tp = p.plan.kind == PlanKind::tp;
   RunResult out = ranks.at(0);  // grads, params, versions, features: rank 0's
   out.runner = name;
   out.status = RunStatus::ok;
@@ -44,13 +59,24 @@ RunResult fold(const std::string& name, const std::vector<RunResult>& ranks, con
       out.error = fmt::format("rank {}: {}", r, ranks[r].error);
     }
     out.run_ms = std::max(out.run_ms, ranks[r].run_ms);
-    out.outputs.insert(out.outputs.end(), ranks[r].outputs.begin(), ranks[r].outputs.end());
+    if (!tp || r == 0) out.outputs.insert(out.outputs.end(), ranks[r].outputs.begin(), ranks[r].outputs.end());
     out.rank_digests.push_back(ctx[r].step_digests);
   }
   size_t steps = ranks[0].losses.size();
   for (size_t s = 0; s < steps; ++s)
     for (const auto& rr : ranks)
-      if (s < rr.losses.size()) out.losses.push_back(rr.losses[s]);
+      if (s < rr.losses.size() && (!tp || &rr == &ranks[0])) out.losses.push_back(rr.losses[s]);
+  if (tp && out.ok()) {
+    size_t k = 0;
+    for (const auto& in : p.inputs) {
+      if (in.kind != InputKind::param) continue;
+      if (in.placement.shard_dim >= 0) {
+        if (k < out.grads.size()) out.grads[k] = whole(ranks, &RunResult::grads, k, in.placement.shard_dim);
+        out.params[k] = whole(ranks, &RunResult::params, k, in.placement.shard_dim);
+      }
+      ++k;
+    }
+  }
   if (!out.ok()) {
     out.outputs.clear(), out.losses.clear(), out.grads.clear(), out.params.clear();
   }
@@ -149,7 +175,7 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
     });
   for (auto& t : threads) t.join();
   if (!std::all_of(results.begin(), results.end(), [](const RunResult& r) { return r.ok(); })) pool.forget();
-  return fold(name, results, ctx);
+  return fold(name, p, results, ctx);
 }
 
 }  // namespace dlfuzz

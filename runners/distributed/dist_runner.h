@@ -4,8 +4,10 @@
 // per-rank parameter digests for the rank-consistency oracle).
 //
 // Names it serves besides every runner's own:
-//   RUNNER@1            the one-process reference of a data-parallel plan: the
-//                       shards run in turn as micro-batches, gradients averaged
+//   RUNNER@1            the one-process reference of a training plan: a
+//                       data-parallel plan's shards run in turn as
+//                       micro-batches, gradients averaged; a tensor-parallel
+//                       plan's params whole, its regions the identity
 //   fault-dist-corrupt, fault-dist-wrong-op, fault-dist-no-average,
 //   fault-dist-deadlock eager ranks with a fault planted in gradient sync
 #pragma once
@@ -20,7 +22,8 @@ namespace dlfuzz {
 bool is_distributed_run(const std::string& runner, const Program& p);
 RunResult run_distributed(const std::string& runner, const Program& p, const RunConfig& cfg);
 const std::vector<std::string>& distributed_fault_names();
-// "eager@1": a runner in one process over a data-parallel program's shards.
+// "eager@1": a runner in one process: a data-parallel program's shards as
+// micro-batches, or a tensor-parallel program with whole params.
 bool is_one_process_runner(const std::string& runner);
 
 }  // namespace dlfuzz

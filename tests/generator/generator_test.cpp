@@ -21,16 +21,53 @@ TEST(Generator, EveryProgramVerifies) {
 
 #include "generator/dlf.h"
 #include "generator/op_spec.h"
+#include "reducers/rewrite.h"
 
 namespace dlfuzz {
 
+// A tensor-parallel program: data replicated, a Megatron block whose params
+// are split (column-parallel by rows, row-parallel by columns), and the whole
+// program (params whole, world 1) is well typed with the same output types:
+// what the one-process reference runs.
+void check_tensor_parallel(const Program& p, int world) {
+  int sharded = 0;
+  for (const auto& in : p.inputs) {
+    if (in.kind != InputKind::param) {
+      EXPECT_EQ(in.placement.shard_dim, -1) << "every rank sees the whole batch, seed " << p.seed;
+      continue;
+    }
+    sharded += in.placement.shard_dim >= 0;
+  }
+  EXPECT_GE(sharded, 1) << "seed " << p.seed;
+  std::map<std::string, int> regions;
+  for_each_node(p.body, [&](const Node& n) {
+    const OpSpec* spec = find_op(n.op);
+    if (spec && is_collective(*spec)) regions[n.op]++;
+  });
+  EXPECT_EQ(regions["tp_copy"], 1) << "seed " << p.seed;
+  EXPECT_EQ(regions["tp_reduce"] + regions["tp_gather"], 1) << "seed " << p.seed;
+  EXPECT_EQ(regions.size(), 3u) << "only the block's regions, seed " << p.seed;
+
+  Program whole = p;
+  whole.plan = ParallelPlan{};
+  for (auto& in : whole.inputs)
+    if (in.placement.shard_dim >= 0) {
+      whole.values[in.value].type.shape[in.placement.shard_dim] *= world;
+      in.placement.shard_dim = -1;
+    }
+  ASSERT_EQ(reduce::reinfer(whole), "") << "seed " << p.seed;
+  ASSERT_EQ(verify(whole), "") << "seed " << p.seed;
+  for (size_t i = 0; i < p.body.yields.size(); ++i)
+    EXPECT_EQ(whole.type(whole.body.yields[i]), p.type(p.body.yields[i])) << "output " << i << " seed " << p.seed;
+}
+
 // Programs over several ranks: they verify and round-trip; training programs
 // follow a data-parallel plan with every batch-like input sharded and params
-// replicated; inference programs call collectives.
+// replicated, or a tensor-parallel one; inference programs call collectives.
 TEST(Generator, DistributedProgramsOverManySeeds) {
   for (int world : {2, 3, 4, 8}) {
     GenPolicy policy = policy_for_world(world);
-    int training = 0, with_collectives = 0, sharded_inference = 0;
+    int training = 0, tensor_parallel = 0, with_collectives = 0, sharded_inference = 0;
     std::map<std::string, int> collectives;
     for (uint64_t seed = 0; seed < 400; ++seed) {
       Program p = generate_program(policy, seed);
@@ -40,7 +77,10 @@ TEST(Generator, DistributedProgramsOverManySeeds) {
       ParseResult back = parse_program(text, "seed");
       ASSERT_TRUE(back.ok()) << back.error->str();
       ASSERT_EQ(print_program(back.program), text) << "seed " << seed;
-      if (p.is_training()) {
+      if (p.is_training() && p.plan.kind == PlanKind::tp) {
+        ++tensor_parallel;
+        check_tensor_parallel(p, world);
+      } else if (p.is_training()) {
         ++training;
         ASSERT_TRUE(p.plan.kind == PlanKind::dp || p.plan.kind == PlanKind::zero) << "seed " << seed;
         for (const auto& in : p.inputs) {
@@ -62,7 +102,8 @@ TEST(Generator, DistributedProgramsOverManySeeds) {
         for (const auto& in : p.inputs) sharded_inference += in.placement.shard_dim == 0;
       }
     }
-    EXPECT_GT(training, 100) << "world " << world;
+    EXPECT_GT(training, 60) << "world " << world;
+    EXPECT_GT(tensor_parallel, 30) << "world " << world;
     EXPECT_GT(with_collectives, 120) << "world " << world;
     EXPECT_GT(sharded_inference, 100) << "world " << world;
     for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"})

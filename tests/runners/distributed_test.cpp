@@ -1,7 +1,8 @@
 // Programs over several ranks: collectives compute what torch.distributed
 // defines, every planted fault in gradient synchronisation is caught by the
 // oracle meant for it, and correct runs raise none (eager ranks equal the
-// one-process micro-batch run, replicas stay bitwise equal).
+// one-process run: micro-batches for data parallel, whole params for tensor
+// parallel; replicas stay bitwise equal).
 #include <gtest/gtest.h>
 
 #include "generator/dlf.h"
@@ -133,7 +134,7 @@ TEST(Distributed, PlantedFaultsAreCaughtByTheRightOracle) {
 
 TEST(Distributed, EagerRanksEqualTheOneProcessRunOverManyPrograms) {
   Executor ex(options());
-  int checked = 0;
+  int checked = 0, tensor_parallel = 0;
   for (int world : {2, 4}) {
     GenPolicy policy = policy_for_world(world);
     for (uint64_t seed = 0; checked < (world == 2 ? 20 : 40) && seed < 400; ++seed) {
@@ -142,6 +143,7 @@ TEST(Distributed, EagerRanksEqualTheOneProcessRunOverManyPrograms) {
       auto rs = ex.run(p, {"eager@1", "eager64@1", "eager"});
       if (!rs[0].ok()) continue;  // a program eager rejects is skipped by campaigns too
       ++checked;
+      tensor_parallel += p.plan.kind == PlanKind::tp;
       ASSERT_TRUE(rs[2].ok()) << "world " << world << " seed " << seed << ": " << rs[2].error;
       EXPECT_FALSE(check_rank_consistency(rs[2])) << "world " << world << " seed " << seed;
       auto f = check_numeric(rs[0], rs[2], &rs[1]);
@@ -149,6 +151,65 @@ TEST(Distributed, EagerRanksEqualTheOneProcessRunOverManyPrograms) {
     }
   }
   EXPECT_GE(checked, 30);
+  EXPECT_GE(tensor_parallel, 8);
+}
+
+// Megatron's MLP over 2 ranks: a replicated scale in front (its gradient needs
+// tp_copy's all-reduce), a column-parallel linear, a row-parallel one, the
+// reduction. Every TorchScript path's ranks equal the whole program in one
+// process, and the replicated parameter stays bitwise equal across ranks.
+// Without tp_copy's backward all-reduce w0's gradient would be one rank's part.
+TEST(Distributed, TensorParallelRanksEqualTheWholeProgram) {
+  Program p = parse(
+      "dlfuzz 1 seed=3 policy=0 mode=train device=cpu world=2 plan=tp\n"
+      "input %x0 : f32[4,6] range(-2.0,2.0)\n"
+      "param %w0 : f32[6] range(0.5,1.5)\n"
+      "param %w1 : f32[3,6] shard(0) range(-0.5,0.5)\n"
+      "param %w2 : f32[3] shard(0) range(-0.5,0.5)\n"
+      "param %w3 : f32[5,3] shard(1) range(-0.5,0.5)\n"
+      "target %y0 : f32[4,5] range(-1.0,1.0)\n"
+      "%1 : f32[4,6] = mul %x0, %w0\n"
+      "%2 : f32[4,6] = tp_copy %1\n"
+      "%3 : f32[4,3] = linear %2, %w1, bias=%w2\n"
+      "%4 : f32[4,3] = tanh %3\n"
+      "%5 : f32[4,5] = linear %4, %w3\n"
+      "%6 : f32[4,5] = tp_reduce %5\n"
+      "%7 : f32[] = mse_loss %6, %y0\n"
+      "return %6\n"
+      "loss %7\n"
+      "step adam lr=0.01 momentum=0.0 weight_decay=0.01 steps=3\n");
+  ASSERT_EQ(reference_of("ts", p), "eager@1");
+  Executor ex(options());
+  auto rs = ex.run(p, {"eager@1", "eager64@1", "eager", "ts", "ts-nnc", "ts-legacy"});
+  ASSERT_TRUE(rs[0].ok()) << rs[0].error;
+  ASSERT_EQ(rs[0].params.at(1).shape, (Shape{6, 6})) << "the reference holds the whole column-parallel weight";
+  for (size_t i = 2; i < rs.size(); ++i) {
+    ASSERT_TRUE(rs[i].ok()) << rs[i].runner << ": " << rs[i].error;
+    EXPECT_EQ(rs[i].params.at(3).shape, (Shape{5, 6})) << rs[i].runner << ": shards put back together";
+    EXPECT_EQ(rs[i].losses.size(), 3u) << rs[i].runner << ": one replicated loss per step";
+    EXPECT_FALSE(check_rank_consistency(rs[i])) << rs[i].runner;
+    auto f = check_numeric(rs[0], rs[i], &rs[1]);
+    EXPECT_FALSE(f) << rs[i].runner << ": " << (f ? f->detail : "");
+  }
+  // tp_gather's backward: each rank keeps its chunk of the gathered gradient.
+  Program gather = parse(
+      "dlfuzz 1 seed=4 policy=0 mode=train device=cpu world=2 plan=tp\n"
+      "input %x0 : f32[4,6] range(-2.0,2.0)\n"
+      "param %w0 : f32[3,6] shard(0) range(-0.5,0.5)\n"
+      "target %y0 : f32[4,6] range(-1.0,1.0)\n"
+      "%1 : f32[4,6] = tp_copy %x0\n"
+      "%2 : f32[4,3] = linear %1, %w0\n"
+      "%3 : f32[4,6] = tp_gather %2, dim=1\n"
+      "%4 : f32[] = l1_loss %3, %y0\n"
+      "return %3\n"
+      "loss %4\n"
+      "step sgd lr=0.1 momentum=0.9 weight_decay=0.0 steps=2\n");
+  auto gs = ex.run(gather, {"eager@1", "eager64@1", "eager", "ts"});
+  for (size_t i = 2; i < gs.size(); ++i) {
+    ASSERT_TRUE(gs[i].ok()) << gs[i].runner << ": " << gs[i].error;
+    auto f = check_numeric(gs[0], gs[i], &gs[1]);
+    EXPECT_FALSE(f) << gs[i].runner << ": " << (f ? f->detail : "");
+  }
 }
 
 TEST(Distributed, WorldAboveOneWithoutADataParallelPlanHasNoOneProcessReference) {
