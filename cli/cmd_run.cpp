@@ -63,7 +63,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
       if (o->world > 0 && o->world != p->plan.world) {
         // A data-parallel program runs on any world (its shapes are per rank);
         // explicit collectives have shapes that depend on it.
-        p->plan.world = o->world;
+        change_world(*p, o->world);
         if (std::string err = verify(*p); !err.empty()) {
           std::cerr << fmt::format("dlfuzz run: {} cannot run over {} ranks: {}\n", o->file, o->world, err);
           return kExitUsage;

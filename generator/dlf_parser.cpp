@@ -302,6 +302,10 @@ class Parser {
         lp.expect("(");
         int dc = lp.col();
         d.placement.shard_dim = static_cast<int>(parse_int(lp.next().text, dc));
+        if (lp.accept(",")) {  // uneven: the whole size along the dim
+          int wc = lp.col();
+          d.placement.whole = parse_int(lp.next().text, wc);
+        }
         lp.expect(")");
       } else if (w == "range" || w == "normal") {
         d.init = w == "range" ? Init::uniform : Init::normal;

@@ -85,7 +85,10 @@ struct Printer {
     std::string s = fmt::format("{} {} : {}", input_kind_name(in.kind), vname(p, in.value), type_str(p.type(in.value)));
     if (in.layout == Layout::channels_last) s += " channels_last";
     if (in.layout == Layout::strided) s += " strided";
-    if (in.placement.shard_dim >= 0) s += fmt::format(" shard({})", in.placement.shard_dim);
+    if (in.placement.shard_dim >= 0 && in.placement.whole > 0)
+      s += fmt::format(" shard({},{})", in.placement.shard_dim, in.placement.whole);
+    else if (in.placement.shard_dim >= 0)
+      s += fmt::format(" shard({})", in.placement.shard_dim);
     switch (in.init) {
       case Init::uniform: s += fmt::format(" range({},{})", num(in.lo), num(in.hi)); break;
       case Init::normal: s += fmt::format(" normal({},{})", num(in.lo), num(in.hi)); break;

@@ -5,6 +5,8 @@
 
 #include "generator/canonicalize.h"
 #include "generator/gen_context.h"
+#include "generator/infer_types.h"
+#include "generator/verify.h"
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -196,6 +198,25 @@ class Generator {
       const TensorType& t = p_.type(in.value);
       if (in.kind == InputKind::param || t.rank() == 0 || t.shape[0] == 0) continue;
       if (p_.plan.data_parallel() || c_.coin(0.5)) in.placement.shard_dim = 0;
+    }
+    if (p_.plan.data_parallel() && c_.coin(0.5)) make_shards_uneven();
+  }
+
+  // Batches that do not divide by the world size, as DDP allows: the last k
+  // ranks get one row less of a batch input. Inputs are tried one at a time
+  // and kept uneven while the program stays well typed with the smaller
+  // shards (no shape constant or other input ties it to that size).
+  void make_shards_uneven() {
+    int world = p_.plan.world;
+    int64_t k = c_.range(1, world - 1);
+    Program smaller = p_;
+    for (auto& in : p_.inputs) {
+      if (in.placement.shard_dim != 0 || p_.type(in.value).shape[0] < 2) continue;
+      Program attempt = smaller;
+      attempt.values[in.value].type.shape[0] -= 1;
+      if (!infer_types(attempt).empty() || !verify(attempt).empty()) continue;
+      smaller = std::move(attempt);
+      in.placement.whole = p_.type(in.value).shape[0] * world - k;
     }
   }
 

@@ -1,9 +1,22 @@
 #include "generator/program.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 namespace dlfuzz {
+
+void change_world(Program& p, int world) {
+  p.plan.world = world;
+  for (auto& in : p.inputs) in.placement.whole = 0;
+}
+
+std::pair<int64_t, int64_t> Placement::slice(int64_t local, int rank, int world) const {
+  int64_t total = whole_size(local, world), base = total / world, extra = total % world;
+  int64_t start = rank * base + std::min<int64_t>(rank, extra);
+  return {start, base + (rank < extra ? 1 : 0)};
+}
 
 int64_t TensorType::numel() const {
   int64_t n = 1;

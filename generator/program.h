@@ -9,6 +9,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -33,7 +34,14 @@ enum class Layout { contiguous, channels_last, strided };
 // A tensor's placement across ranks under a parallel plan.
 struct Placement {
   int shard_dim = -1;  // -1: replicated on every rank
-  bool operator==(const Placement& o) const { return shard_dim == o.shard_dim; }
+  // Uneven shards: the whole tensor's size along shard_dim, split as
+  // torch.tensor_split does (the first whole % world ranks get one more; rank
+  // 0's is the size in the program). 0: even, world times the program's size.
+  int64_t whole = 0;
+  bool operator==(const Placement& o) const { return shard_dim == o.shard_dim && whole == o.whole; }
+  int64_t whole_size(int64_t local, int world) const { return whole > 0 ? whole : local * world; }
+  // Where rank's slice starts along shard_dim, and its size.
+  std::pair<int64_t, int64_t> slice(int64_t local, int rank, int world) const;
 };
 
 enum class MemFormat { contiguous, channels_last, preserve };
@@ -164,6 +172,11 @@ struct Program {
   // Nodes of the body and all nested blocks, outermost first.
   int count_nodes() const;
 };
+
+// Runs p over `world` ranks, keeping its plan: shards become even (uneven
+// sizes were chosen for the old world size). Explicit collectives' types may
+// need infer_types() after.
+void change_world(Program& p, int world);
 
 // Visit every node, nested blocks included, in program order.
 template <class F>

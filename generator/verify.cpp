@@ -26,6 +26,7 @@ class Verifier {
         return fmt::format("param %{} must be floating point", name(in.value));
       if (in.placement.shard_dim >= p_.type(in.value).rank())
         return fmt::format("input %{}: shard dim {} out of range", name(in.value), in.placement.shard_dim);
+      if (auto e = uneven_shards(in); !e.empty()) return fmt::format("input %{}: {}", name(in.value), e);
       if (in.init == Init::uniform && !(in.lo <= in.hi))
         return fmt::format("input %{}: empty range({}, {})", name(in.value), in.lo, in.hi);
     }
@@ -47,6 +48,19 @@ class Verifier {
   }
 
  private:
+  // Uneven shards: rank 0's slice is the program's size, every rank gets at
+  // least one element, and they do not happen to be even.
+  std::string uneven_shards(const InputDecl& in) const {
+    const Placement& pl = in.placement;
+    if (pl.whole == 0) return "";
+    int world = p_.plan.world;
+    if (pl.shard_dim < 0 || pl.whole < 0) return "an uneven size needs a shard dim";
+    int64_t local = p_.type(in.value).shape[pl.shard_dim];
+    if (pl.whole >= local * world || pl.whole < world || pl.slice(local, 0, world).second != local)
+      return fmt::format("uneven shards of {} over {} ranks cannot give rank 0 {}", pl.whole, world, local);
+    return "";
+  }
+
   std::string name(int id) const {
     return id >= 0 && id < int(p_.values.size()) ? p_.values[id].name : std::to_string(id);
   }

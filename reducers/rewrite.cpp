@@ -29,34 +29,6 @@ void substitute_block(Block& b, const std::map<int, int>& to) {
 
 bool valid_id(const Program& p, int id) { return id >= 0 && id < int(p.values.size()); }
 
-std::string reinfer_block(Program& p, Block& b) {
-  for (auto& n : b.nodes) {
-    std::vector<TensorType> outs;
-    if (n.op == "loop") {
-      const Arg* carry = n.arg("carry");
-      const auto* ids = carry ? std::get_if<ValueList>(&carry->value) : nullptr;
-      if (!ids || n.blocks.size() != 1 || n.blocks[0].params.size() != ids->ids.size()) return "malformed loop";
-      for (size_t i = 0; i < ids->ids.size(); ++i) {
-        outs.push_back(p.type(ids->ids[i]));
-        p.values[n.blocks[0].params[i]].type = outs.back();
-      }
-      if (auto e = reinfer_block(p, n.blocks[0]); !e.empty()) return e;
-    } else if (n.op == "if") {
-      for (auto& inner : n.blocks)
-        if (auto e = reinfer_block(p, inner); !e.empty()) return e;
-      if (n.blocks.empty()) return "malformed if";
-      for (int y : n.blocks[0].yields) outs.push_back(p.type(y));
-    } else {
-      const OpSpec* s = find_op(n.op);
-      if (!s) return "unknown op " + n.op;
-      if (auto e = s->infer(p, n, outs); !e.empty()) return n.op + ": " + e;
-    }
-    if (outs.size() != n.outputs.size()) return n.op + ": output count changed";
-    for (size_t i = 0; i < outs.size(); ++i) p.values[n.outputs[i]].type = outs[i];
-  }
-  return "";
-}
-
 bool used_in(const Block& b, int id) {
   for (const auto& n : b.nodes) {
     for (int v : node_inputs(n))
@@ -143,7 +115,6 @@ void tidy(Program& p) {
   if (p.values.size() > count) p.values.resize(count);
 }
 
-std::string reinfer(Program& p) { return reinfer_block(p, p.body); }
 
 void remove_dead_nodes(Program& p) {
   std::vector<Site> all;

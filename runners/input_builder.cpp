@@ -15,9 +15,9 @@ at::Tensor build_input(const Program& p, size_t index, bool fp64, int shard, int
   int dim = d.placement.shard_dim;
   bool sharded = shards > 1 && dim >= 0 && dim < local.rank();
   // A sharded input is built whole (every rank computes the same tensor) and
-  // this rank's even slice taken from it.
+  // this rank's slice taken from it.
   TensorType t = local;
-  if (sharded) t.shape[dim] *= shards;
+  if (sharded) t.shape[dim] = d.placement.whole_size(local.shape[dim], shards);
   DType dt = fp64 && is_float(t.dtype) ? DType::f64 : t.dtype;
   auto opts = at::TensorOptions().dtype(at::kDouble);
   int64_t n = t.numel();
@@ -41,7 +41,10 @@ at::Tensor build_input(const Program& p, size_t index, bool fp64, int shard, int
     }
   }
   x = x.to(to_aten(dt)).reshape(t.shape);
-  if (sharded && shard != kWholeTensor) x = x.narrow(dim, shard * local.shape[dim], local.shape[dim]).contiguous();
+  if (sharded && shard != kWholeTensor) {
+    auto [start, size] = d.placement.slice(local.shape[dim], shard, shards);
+    x = x.narrow(dim, start, size).contiguous();
+  }
   if (p.device == "cuda") x = x.to(at::Device(at::kCUDA, 0));
   if (d.layout == Layout::channels_last && t.rank() == 4) x = x.contiguous(at::MemoryFormat::ChannelsLast);
   if (d.layout == Layout::strided && t.rank() >= 2) x = x.transpose(-1, -2).contiguous().transpose(-1, -2);

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "generator/infer_types.h"
 #include "generator/op_spec.h"
 #include "reducers/pass.h"
 #include "reducers/rewrite.h"
@@ -24,7 +25,7 @@ void reduce_collectives(Oracle& o, Program& p) {
   erase_nodes(p.body, drop);
   substitute(p, to);
   // An error leaves a stale type behind, which verify() then rejects.
-  reinfer(p);
+  infer_types(p);
 }
 
 }  // namespace dlfuzz::reduce

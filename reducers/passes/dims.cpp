@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 
+#include "generator/infer_types.h"
 #include "reducers/pass.h"
 #include "reducers/rewrite.h"
 
@@ -42,7 +43,7 @@ void reduce_dims(Oracle& o, Program& p) {
       changed = true;
     }
   }
-  if (changed) reinfer(p);
+  if (changed) infer_types(p);
 }
 
 }  // namespace dlfuzz::reduce

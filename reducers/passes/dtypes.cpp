@@ -2,6 +2,7 @@
 // become i64, and dtype arguments (casts, `dtype=` of reductions) that name
 // f64/f16/bf16 become f32. Every node's type is then re-inferred; a change
 // the type rules reject leaves a stale type that verify() catches.
+#include "generator/infer_types.h"
 #include "reducers/pass.h"
 #include "reducers/rewrite.h"
 
@@ -27,7 +28,7 @@ void reduce_dtypes(Oracle& o, Program& p) {
         *t = DType::f32;
         changed = true;
       }
-  if (changed) reinfer(p);
+  if (changed) infer_types(p);
 }
 
 }  // namespace dlfuzz::reduce

@@ -1,7 +1,8 @@
 // Shrink the world: one rank (no plan, every input replicated), else half the
-// ranks. A data-parallel program's shapes are per rank, so it stays valid at
+// ranks (shards even). A data-parallel program's shapes are per rank, so it stays valid at
 // any world; explicit collectives are re-inferred and rejected by verify()
 // where their shapes depended on the old world.
+#include "generator/infer_types.h"
 #include "reducers/pass.h"
 #include "reducers/rewrite.h"
 
@@ -13,11 +14,11 @@ void reduce_world(Oracle& o, Program& p) {
     p.plan = ParallelPlan{};
     for (auto& in : p.inputs) in.placement = Placement{};
   } else if (p.plan.world >= 4 && !o.shouldKeep()) {
-    p.plan.world /= 2;
+    change_world(p, p.plan.world / 2);
   } else {
     return;
   }
-  reinfer(p);
+  infer_types(p);
 }
 
 }  // namespace dlfuzz::reduce

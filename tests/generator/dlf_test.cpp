@@ -54,6 +54,25 @@ TEST(Dlf, MalformedInputsNameLineAndColumn) {
   }
 }
 
+// Uneven shards: 7 rows over 2 ranks is 4 + 3 (rank 0's 4 is the program's);
+// 8 would be even, and 9 cannot give rank 0 four rows.
+TEST(Dlf, UnevenShardSizesMustSplitAsTensorSplitDoes) {
+  auto program = [](const char* whole) {
+    return std::string("dlfuzz 1 seed=0 policy=0000000000000000 mode=infer device=cpu world=2 plan=none\n") +
+           "input %x : f32[4,3] shard(0," + whole + ") range(-1.0,1.0)\n%1 : f32[4,3] = relu %x\nreturn %1\n";
+  };
+  ParseResult ok = parse_program(program("7"), "u.dlf");
+  ASSERT_TRUE(ok.ok()) << ok.error->str();
+  EXPECT_EQ(ok.program.inputs[0].placement.whole, 7);
+  EXPECT_EQ(ok.program.inputs[0].placement.slice(4, 1, 2), (std::pair<int64_t, int64_t>{4, 3}));
+  EXPECT_EQ(print_program(ok.program), program("7"));
+  for (const char* bad : {"8", "9", "1"}) {
+    ParseResult r = parse_program(program(bad), "u.dlf");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error->message.find("uneven shards of"), std::string::npos) << r.error->str();
+  }
+}
+
 TEST(Dlf, HeaderErrors) {
   EXPECT_FALSE(parse_program("", "e.dlf").ok());
   ParseResult r = parse_program("dlfuzz 9 seed=0\nreturn\n", "v.dlf");

@@ -21,7 +21,7 @@ TEST(Generator, EveryProgramVerifies) {
 
 #include "generator/dlf.h"
 #include "generator/op_spec.h"
-#include "reducers/rewrite.h"
+#include "generator/infer_types.h"
 
 namespace dlfuzz {
 
@@ -55,10 +55,30 @@ void check_tensor_parallel(const Program& p, int world) {
       whole.values[in.value].type.shape[in.placement.shard_dim] *= world;
       in.placement.shard_dim = -1;
     }
-  ASSERT_EQ(reduce::reinfer(whole), "") << "seed " << p.seed;
+  ASSERT_EQ(infer_types(whole), "") << "seed " << p.seed;
   ASSERT_EQ(verify(whole), "") << "seed " << p.seed;
   for (size_t i = 0; i < p.body.yields.size(); ++i)
     EXPECT_EQ(whole.type(whole.body.yields[i]), p.type(p.body.yields[i])) << "output " << i << " seed " << p.seed;
+}
+
+// Uneven shards: with every rank's own slice sizes the program is still well
+// typed, and the slices tile the whole tensor.
+void check_every_rank_is_well_typed(const Program& p) {
+  int world = p.plan.world;
+  for (int rank = 0; rank < world; ++rank) {
+    Program mine = p;  // this rank's program: its own sizes, nothing left to split
+    for (auto& in : mine.inputs) in.placement = Placement{};
+    for (const auto& in : p.inputs) {
+      if (in.placement.whole == 0) continue;
+      int64_t local = p.type(in.value).shape[0];
+      auto [start, size] = in.placement.slice(local, rank, world);
+      EXPECT_EQ(start + size, rank == world - 1 ? in.placement.whole : in.placement.slice(local, rank + 1, world).first);
+      EXPECT_GE(size, 1) << "seed " << p.seed;
+      mine.values[in.value].type.shape[0] = size;
+    }
+    ASSERT_EQ(infer_types(mine), "") << "rank " << rank << " seed " << p.seed;
+    ASSERT_EQ(verify(mine), "") << "rank " << rank << " seed " << p.seed;
+  }
 }
 
 // Programs over several ranks: they verify and round-trip; training programs
@@ -67,7 +87,7 @@ void check_tensor_parallel(const Program& p, int world) {
 TEST(Generator, DistributedProgramsOverManySeeds) {
   for (int world : {2, 3, 4, 8}) {
     GenPolicy policy = policy_for_world(world);
-    int training = 0, tensor_parallel = 0, with_collectives = 0, sharded_inference = 0;
+    int training = 0, tensor_parallel = 0, uneven = 0, with_collectives = 0, sharded_inference = 0;
     std::map<std::string, int> collectives;
     for (uint64_t seed = 0; seed < 400; ++seed) {
       Program p = generate_program(policy, seed);
@@ -87,7 +107,9 @@ TEST(Generator, DistributedProgramsOverManySeeds) {
           const TensorType& t = p.type(in.value);
           if (in.kind == InputKind::param) EXPECT_EQ(in.placement.shard_dim, -1) << "params are replicated";
           else if (t.rank() > 0 && t.shape[0] > 0) EXPECT_EQ(in.placement.shard_dim, 0) << "seed " << seed;
+          uneven += in.placement.whole > 0;
         }
+        check_every_rank_is_well_typed(p);
         for_each_node(p.body, [&](const Node& n) {
           const OpSpec* spec = find_op(n.op);  // null for loop and if
           EXPECT_TRUE(!spec || spec->family != "collective") << "training programs synchronise through the plan";
@@ -104,6 +126,7 @@ TEST(Generator, DistributedProgramsOverManySeeds) {
     }
     EXPECT_GT(training, 60) << "world " << world;
     EXPECT_GT(tensor_parallel, 30) << "world " << world;
+    EXPECT_GT(uneven, 10) << "world " << world;
     EXPECT_GT(with_collectives, 120) << "world " << world;
     EXPECT_GT(sharded_inference, 100) << "world " << world;
     for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"})

@@ -134,7 +134,7 @@ TEST(Distributed, PlantedFaultsAreCaughtByTheRightOracle) {
 
 TEST(Distributed, EagerRanksEqualTheOneProcessRunOverManyPrograms) {
   Executor ex(options());
-  int checked = 0, tensor_parallel = 0;
+  int checked = 0, tensor_parallel = 0, uneven = 0;
   for (int world : {2, 4}) {
     GenPolicy policy = policy_for_world(world);
     for (uint64_t seed = 0; checked < (world == 2 ? 20 : 40) && seed < 400; ++seed) {
@@ -144,6 +144,7 @@ TEST(Distributed, EagerRanksEqualTheOneProcessRunOverManyPrograms) {
       if (!rs[0].ok()) continue;  // a program eager rejects is skipped by campaigns too
       ++checked;
       tensor_parallel += p.plan.kind == PlanKind::tp;
+      uneven += std::any_of(p.inputs.begin(), p.inputs.end(), [](const InputDecl& in) { return in.placement.whole > 0; });
       ASSERT_TRUE(rs[2].ok()) << "world " << world << " seed " << seed << ": " << rs[2].error;
       EXPECT_FALSE(check_rank_consistency(rs[2])) << "world " << world << " seed " << seed;
       auto f = check_numeric(rs[0], rs[2], &rs[1]);
@@ -152,6 +153,7 @@ TEST(Distributed, EagerRanksEqualTheOneProcessRunOverManyPrograms) {
   }
   EXPECT_GE(checked, 30);
   EXPECT_GE(tensor_parallel, 8);
+  EXPECT_GE(uneven, 3);
 }
 
 // Megatron's MLP over 2 ranks: a replicated scale in front (its gradient needs
@@ -209,6 +211,34 @@ TEST(Distributed, TensorParallelRanksEqualTheWholeProgram) {
     ASSERT_TRUE(gs[i].ok()) << gs[i].runner << ": " << gs[i].error;
     auto f = check_numeric(gs[0], gs[i], &gs[1]);
     EXPECT_FALSE(f) << gs[i].runner << ": " << (f ? f->detail : "");
+  }
+}
+
+// A batch of 7 rows over 2 ranks (4 + 3), under DDP and ZeRO: each rank runs
+// its own size, the ranks equal the one-process run over the same two
+// micro-batches, and the outputs are the ranks' in order (4 rows, then 3).
+TEST(Distributed, UnevenShardsRunTheirOwnSizes) {
+  for (const char* plan : {"dp", "zero"}) {
+    std::string text = dp_program(plan);
+    for (const char* from : {"f32[4,8] shard(0)", "f32[4,5] shard(0)"}) {
+      std::string to = std::string(from).substr(0, std::string(from).size() - 1) + ",7)";
+      text.replace(text.find(from), std::string(from).size(), to);
+    }
+    Program p = parse(text);
+    ASSERT_EQ(p.inputs[0].placement.whole, 7);
+    Executor ex(options());
+    auto rs = ex.run(p, {"eager@1", "eager64@1", "eager", "ts"});
+    ASSERT_TRUE(rs[0].ok()) << rs[0].error;
+    ASSERT_EQ(rs[0].outputs.size(), 2u);
+    EXPECT_EQ(rs[0].outputs[1].shape, (Shape{3, 5})) << "the second micro-batch has 3 rows";
+    for (size_t i = 2; i < rs.size(); ++i) {
+      ASSERT_TRUE(rs[i].ok()) << plan << " " << rs[i].runner << ": " << rs[i].error;
+      EXPECT_EQ(rs[i].outputs.at(0).shape, (Shape{4, 5}));
+      EXPECT_EQ(rs[i].outputs.at(1).shape, (Shape{3, 5}));
+      EXPECT_FALSE(check_rank_consistency(rs[i])) << plan << " " << rs[i].runner;
+      auto f = check_numeric(rs[0], rs[i], &rs[1]);
+      EXPECT_FALSE(f) << plan << " " << rs[i].runner << ": " << (f ? f->detail : "");
+    }
   }
 }
 
