@@ -43,6 +43,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = opt.timeout_ms;
   eo.backend = opt.backend;
+  eo.rank_processes = opt.rank_processes;
   Executor ex(eo);
   std::map<int, GenPolicy> policies;
   for (int w : opt.worlds) {

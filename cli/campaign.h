@@ -13,6 +13,7 @@ struct CampaignOptions {
   std::vector<std::string> runners;
   std::vector<int> worlds = {1};  // program i has worlds[i % size] ranks
   std::string backend = "gloo";    // their process groups: gloo or nccl
+  bool rank_processes = false;     // Gloo ranks as processes (TCPStore), not threads
   std::string device = "cpu";      // where programs run: cpu or cuda
   int jobs = 1;
   uint64_t seed = 1;

@@ -19,7 +19,8 @@ const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,ao
 void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");
   struct Opts {
-    std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1", backend = "gloo", device = "cpu";
+    std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1", backend = "gloo", device = "cpu",
+                ranks = "threads";
     int64_t programs = 0;
     int jobs = 2, timeout = 30;
     uint64_t seed = 1;
@@ -37,11 +38,12 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "first seed")->capture_default_str();
   cmd->add_option("--world", o->worlds,
-                  "ranks per program, e.g. 2,4: programs take the listed world sizes in turn (Gloo ranks as threads)")
+                  "ranks per program, e.g. 2,4: programs take the listed world sizes in turn")
       ->capture_default_str();
   cmd->add_option("--backend", o->backend, "process groups for world > 1: gloo (CPU threads) or nccl (a GPU per rank)")
       ->check(CLI::IsMember({"gloo", "nccl"}))
       ->capture_default_str();
+  add_ranks_option(cmd, o->ranks);
   cmd->add_option("--device", o->device, "where programs run: cpu or cuda (needs a CUDA LibTorch: DLFUZZ_TORCH=pip)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
@@ -80,6 +82,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
         return kExitUsage;
       }
       c.backend = o->backend;
+      c.rank_processes = o->ranks == "processes";
       c.device = o->device;
       c.jobs = o->jobs;
       c.seed = o->seed;

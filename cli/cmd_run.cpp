@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/evaluate.h"
 #include "cli/load.h"
+#include "cli/options.h"
 #include "generator/verify.h"
 #include "runners/distributed/dist_runner.h"
 #include "runners/executor.h"
@@ -40,7 +41,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
     bool json = false, values = false, in_process = false;
     int timeout = 60;
     int world = 0;
-    std::string backend = "gloo";
+    std::string backend = "gloo", ranks = "threads";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, ".dlf program")->required();
@@ -54,6 +55,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--backend", o->backend, "process groups of a program with world > 1: gloo (CPU) or nccl (a GPU per rank)")
       ->check(CLI::IsMember({"gloo", "nccl"}))
       ->capture_default_str();
+  add_ranks_option(cmd, o->ranks);
   cmd->callback([o, action] {
     *action = [o]() -> int {
       std::vector<std::string> names = CLI::detail::split(o->runners, ',');
@@ -75,6 +77,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
           RunResult res;
           RunConfig cfg;
           cfg.backend = o->backend;
+          cfg.rank_processes = o->ranks == "processes";
           if (is_distributed_run(name, *p)) {
             res = run_distributed(name, *p, cfg);
           } else {
@@ -90,6 +93,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
       ExecutorOptions eo = default_executor_options();
       eo.timeout_ms = o->timeout * 1000;
       eo.backend = o->backend;
+      eo.rank_processes = o->ranks == "processes";
       Executor ex(eo);
       Evaluation ev = evaluate(ex, *p, names, /*recheck=*/true);
       if (o->json) {

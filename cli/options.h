@@ -1,4 +1,4 @@
-// Option values more than one subcommand parses: durations and world lists.
+// Options more than one subcommand parses: durations, world lists, --ranks.
 #pragma once
 #include <cctype>
 #include <string>
@@ -32,6 +32,14 @@ inline std::vector<int> parse_worlds(const std::string& s) {
     worlds.push_back(n);
   }
   return worlds;
+}
+
+// --ranks, for the subcommands that run programs with world > 1.
+inline void add_ranks_option(CLI::App* cmd, std::string& ranks) {
+  cmd->add_option("--ranks", ranks,
+                  "Gloo ranks as threads of the worker (HashStore) or as processes of their own (TCPStore on 127.0.0.1)")
+      ->check(CLI::IsMember({"threads", "processes"}))
+      ->capture_default_str();
 }
 
 }  // namespace dlfuzz::cli

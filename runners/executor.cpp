@@ -52,6 +52,7 @@ std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::st
     req.runners = native;
     req.warmup = opt_.warmup;
     req.backend = opt_.backend;
+    req.rank_processes = opt_.rank_processes;
     native_results = native_->run(req, opt_.timeout_ms);
   }
   if (!python.empty()) {

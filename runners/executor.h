@@ -18,6 +18,7 @@ struct ExecutorOptions {
   size_t memory_mb = 4096;    // address-space limit of the C++ worker
   int warmup = 3;
   std::string backend = "gloo";  // process groups for world > 1: gloo or nccl
+  bool rank_processes = false;   // Gloo ranks as processes, not threads
 };
 
 // Runners served by the Python worker.

@@ -79,7 +79,10 @@ void WorkerProcess::stop() {
 
 namespace {
 std::string request_json(const WorkerRequest& req, size_t first) {
-  nlohmann::json j = {{"program", req.program}, {"python", req.python}, {"warmup", req.warmup}, {"backend", req.backend}};
+  nlohmann::json j = {{"program", req.program},  {"python", req.python},
+                      {"warmup", req.warmup},    {"backend", req.backend},
+                      {"rank_processes", req.rank_processes}, {"rank", req.rank},
+                      {"world", req.world},      {"store_port", req.store_port}};
   j["runners"] = std::vector<std::string>(req.runners.begin() + first, req.runners.end());
   return j.dump();
 }

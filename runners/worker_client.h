@@ -18,6 +18,11 @@ struct WorkerRequest {
   std::vector<std::string> runners;
   int warmup = 3;
   std::string backend = "gloo";  // process groups of programs with world > 1
+  bool rank_processes = false;   // their ranks as processes instead of threads
+  // Set when this request is one rank of a run whose ranks are processes
+  // (runners/distributed/rank_processes.h): its rank, and the port of the
+  // TCPStore on 127.0.0.1 that the ranks meet through.
+  int rank = -1, world = 1, store_port = 0;
 };
 
 class WorkerProcess {
@@ -31,12 +36,15 @@ class WorkerProcess {
 
   // One result per requested runner, in order. timeout_ms bounds each runner.
   std::vector<RunResult> run(const WorkerRequest& req, int timeout_ms);
+  // Starts the worker now, from the calling thread, as run() does when none is
+  // running. The worker dies with the thread that started it
+  // (PR_SET_PDEATHSIG): start it from a thread that outlives it.
+  bool start();
   int restarts() const { return restarts_; }
   // Why the worker could not start, if it could not ("" otherwise).
   const std::string& start_error() const { return start_error_; }
 
  private:
-  bool start();
   void stop();
 
   std::vector<std::string> argv_;

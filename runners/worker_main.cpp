@@ -6,6 +6,7 @@
 
 #include "generator/dlf.h"
 #include "runners/distributed/dist_runner.h"
+#include "runners/distributed/rank_processes.h"
 #include "runners/plugin_runner.h"
 #include "runners/program_driver.h"
 #include "runners/runner.h"
@@ -26,6 +27,9 @@ int worker_main() {
     RunConfig cfg;
     cfg.warmup = req.is_object() ? req.value("warmup", 3) : 3;
     cfg.backend = req.is_object() ? req.value("backend", "gloo") : "gloo";
+    cfg.rank_processes = req.is_object() && req.value("rank_processes", false);
+    // One rank of a run whose ranks are processes: this process is that rank.
+    int rank = req.is_object() ? req.value("rank", -1) : -1;
     for (const auto& name : req.is_object() ? req["runners"] : nlohmann::json::array()) {
       std::string n = name.get<std::string>();
       RunResult r;
@@ -52,7 +56,10 @@ int worker_main() {
         } else {
           auto t0 = std::chrono::steady_clock::now();
           try {
-            r = distributed ? run_distributed(n, parsed.program, cfg) : runner->run(parsed.program, cfg);
+            if (rank >= 0)
+              r = run_rank_in_this_process(n, parsed.program, cfg, rank, req.value("world", 1), req.value("store_port", 0));
+            else
+              r = distributed ? run_distributed(n, parsed.program, cfg) : runner->run(parsed.program, cfg);
             r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
           } catch (...) {  // runners return failures as data; this is the backstop
             record_exception(r);

@@ -6,8 +6,9 @@
 #include <thread>
 
 #include "runners/aten_types.h"
-#include "runners/distributed/rendezvous.h"
 #include "runners/distributed/rank_context.h"
+#include "runners/distributed/rank_processes.h"
+#include "runners/distributed/rendezvous.h"
 
 namespace dlfuzz {
 
@@ -43,8 +44,7 @@ HostTensor whole(const std::vector<RunResult>& ranks, std::vector<HostTensor> Ru
 // ranks, step-major like the reference. Tensor parallel: rank 0's outputs and
 // losses (every rank computes the same), each sharded param and its gradient
 // put back together.
-RunResult fold(const std::string& name, const Program& p, const std::vector<RunResult>& ranks,
-               const std::vector<RankContext>& ctx) {
+RunResult fold(const std::string& name, const Program& p, const std::vector<RunResult>& ranks) {
   bool tp = p.plan.kind == PlanKind::tp;
   RunResult out = ranks.at(0);  // grads, params, versions, features: rank 0's
   out.runner = name;
@@ -52,6 +52,7 @@ RunResult fold(const std::string& name, const Program& p, const std::vector<RunR
   out.stage = Stage::none;
   out.outputs.clear();
   out.losses.clear();
+  out.rank_digests.clear();
   for (size_t r = 0; r < ranks.size(); ++r) {
     if (!ranks[r].ok() && out.ok()) {
       out.status = ranks[r].status;
@@ -60,7 +61,7 @@ RunResult fold(const std::string& name, const Program& p, const std::vector<RunR
     }
     out.run_ms = std::max(out.run_ms, ranks[r].run_ms);
     if (!tp || r == 0) out.outputs.insert(out.outputs.end(), ranks[r].outputs.begin(), ranks[r].outputs.end());
-    out.rank_digests.push_back(ctx[r].step_digests);
+    out.rank_digests.push_back(ranks[r].rank_digests.empty() ? std::vector<std::string>{} : ranks[r].rank_digests[0]);
   }
   size_t steps = ranks[0].losses.size();
   for (size_t s = 0; s < steps; ++s)
@@ -101,27 +102,52 @@ bool is_distributed_run(const std::string& runner, const Program& p) {
   return p.plan.world > 1 || is_one_process_runner(runner) || faults().count(runner);
 }
 
+namespace {
+// The runner a name runs and the fault it plants: "eager@1" is eager,
+// "fault-dist-corrupt" is eager with a corrupted shard.
+std::string base_runner(const std::string& name) {
+  if (faults().count(name)) return "eager";
+  return is_one_process_runner(name) ? name.substr(0, name.size() - 2) : name;
+}
+DistFault fault_of(const std::string& name) {
+  auto it = faults().find(name);
+  return it == faults().end() ? DistFault::none : it->second;
+}
+}  // namespace
+
+RunResult run_rank(const std::string& name, const Program& p, const RunConfig& cfg, RankGroup* group, int rank) {
+  RankContext ctx;
+  ctx.group = group;
+  ctx.rank = rank;
+  ctx.world = p.plan.world;
+  ctx.plan = p.plan.kind;
+  ctx.fault = fault_of(name);
+  RankScope scope(&ctx);
+  auto runner = make_runner(base_runner(name));
+  RunResult r = runner ? runner->run(p, cfg) : failed(name, "unknown runner " + base_runner(name));
+  r.rank_digests = {ctx.step_digests};
+  return r;
+}
+
 RunResult run_distributed(const std::string& name, const Program& p, const RunConfig& cfg) {
   int world = p.plan.world;
-  std::string base = is_one_process_runner(name) ? name.substr(0, name.size() - 2) : name;
-  DistFault fault = DistFault::none;
-  if (auto it = faults().find(name); it != faults().end()) {
-    base = "eager";
-    fault = it->second;
-    if (!p.plan.data_parallel())
-      return failed(name, name + " needs a data-parallel training program with world > 1");
-  }
+  if (faults().count(name) && !p.plan.data_parallel())
+    return failed(name, name + " needs a data-parallel training program with world > 1");
   if (is_one_process_runner(name)) {
     RankContext ctx;
     ctx.world = world;
     ctx.plan = p.plan.kind;
     ctx.micro_batches = p.plan.data_parallel() ? world : 1;
     RankScope scope(&ctx);
-    auto runner = make_runner(base);
-    if (!runner) return failed(name, "unknown runner " + base);
+    auto runner = make_runner(base_runner(name));
+    if (!runner) return failed(name, "unknown runner " + base_runner(name));
     RunResult r = runner->run(p, cfg);
     r.runner = name;
     return r;
+  }
+  if (cfg.rank_processes) {
+    if (cfg.backend != "gloo") return failed(name, "ranks as processes are Gloo ranks (--backend gloo)");
+    return fold(name, p, run_ranks_as_processes(name, p, cfg));
   }
   // Connecting ranks costs tens of milliseconds: the groups of a world are
   // kept for the next run, unless a rank failed (a collective may be left
@@ -153,7 +179,6 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
   }
   auto& groups = pool.groups;
   std::vector<RunResult> results(world);
-  std::vector<RankContext> ctx(world);
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
     threads.emplace_back([&, r] {
@@ -164,18 +189,11 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
         results[r].stage = Stage::collective;
         return;
       }
-      ctx[r].group = groups[r].get();
-      ctx[r].rank = r;
-      ctx[r].world = world;
-      ctx[r].plan = p.plan.kind;
-      ctx[r].fault = fault;
-      RankScope scope(&ctx[r]);
-      auto runner = make_runner(base);
-      results[r] = runner ? runner->run(p, cfg) : failed(name, "unknown runner " + base);
+      results[r] = run_rank(name, p, cfg, groups[r].get(), r);
     });
   for (auto& t : threads) t.join();
   if (!std::all_of(results.begin(), results.end(), [](const RunResult& r) { return r.ok(); })) pool.forget();
-  return fold(name, p, results, ctx);
+  return fold(name, p, results);
 }
 
 }  // namespace dlfuzz

@@ -1,6 +1,6 @@
-// A runner over the ranks of a program with world > 1: W threads, each with
-// its own instance of the runner and a Gloo rank, each running the program on
-// its shards; the results folded into one (outputs and losses of every rank,
+// A runner over the ranks of a program with world > 1: W threads (or W
+// processes, rank_processes.h), each with its own instance of the runner and
+// a Gloo rank, each running the program on its shards; the results folded into one (outputs and losses of every rank,
 // per-rank parameter digests for the rank-consistency oracle).
 //
 // Names it serves besides every runner's own:
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "runners/distributed/rank_context.h"
 #include "runners/runner.h"
 
 namespace dlfuzz {
@@ -21,6 +22,9 @@ namespace dlfuzz {
 // Whether `runner` on p goes through run_distributed.
 bool is_distributed_run(const std::string& runner, const Program& p);
 RunResult run_distributed(const std::string& runner, const Program& p, const RunConfig& cfg);
+// One rank of a distributed run over `group` (what each rank thread, or rank
+// process, runs); its step digests in rank_digests[0].
+RunResult run_rank(const std::string& runner, const Program& p, const RunConfig& cfg, RankGroup* group, int rank);
 const std::vector<std::string>& distributed_fault_names();
 // "eager@1": a runner in one process: a data-parallel program's shards as
 // micro-batches, or a tensor-parallel program with whole params.

@@ -4,6 +4,7 @@
 
 #ifdef DLFUZZ_HAVE_GLOO
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
 
@@ -65,11 +66,43 @@ GlooRendezvous::GlooRendezvous(int world, std::chrono::milliseconds timeout)
     : impl_(std::make_unique<Impl>(Impl{world, timeout})) {}
 GlooRendezvous::~GlooRendezvous() = default;
 
-std::unique_ptr<RankGroup> GlooRendezvous::join(int rank) {
-  auto opts = c10d::ProcessGroupGloo::Options::create(impl_->timeout);
+namespace {
+std::unique_ptr<RankGroup> join_gloo(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
+                                     std::chrono::milliseconds timeout) {
+  auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
   opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-  auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, rank, impl_->world, opts);
-  return std::make_unique<GlooGroup>(pg, rank, impl_->world);
+  auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, opts);
+  return std::make_unique<GlooGroup>(pg, rank, world);
+}
+
+c10d::TCPStoreOptions store_options(int port, bool server, std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions o;
+  o.port = static_cast<std::uint16_t>(port);
+  o.isServer = server;
+  o.waitWorkers = false;
+  o.timeout = timeout;
+  return o;
+}
+}  // namespace
+
+std::unique_ptr<RankGroup> GlooRendezvous::join(int rank) {
+  return join_gloo(impl_->store, rank, impl_->world, impl_->timeout);
+}
+
+struct StoreServer::Impl {
+  c10::intrusive_ptr<c10d::TCPStore> store;
+};
+
+StoreServer::StoreServer(std::chrono::milliseconds timeout) : impl_(std::make_unique<Impl>()) {
+  // Port 0: the kernel picks a free one, so runs side by side never collide.
+  impl_->store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", store_options(0, true, timeout));
+}
+StoreServer::~StoreServer() = default;
+int StoreServer::port() const { return impl_->store->getPort(); }
+
+std::unique_ptr<RankGroup> join_gloo_over_tcp(int port, int rank, int world, std::chrono::milliseconds timeout) {
+  auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", store_options(port, false, timeout));
+  return join_gloo(store, rank, world, timeout);
 }
 
 bool have_gloo() { return true; }
@@ -84,6 +117,16 @@ std::unique_ptr<RankGroup> GlooRendezvous::join(int) {
                            "need the Debian LibTorch build (DLFUZZ_TORCH=debian with libgloo-dev)");
 }
 bool have_gloo() { return false; }
+
+struct StoreServer::Impl {};
+StoreServer::StoreServer(std::chrono::milliseconds) {
+  throw std::runtime_error("this dlfuzz build has no Gloo: ranks as processes need the Debian LibTorch build");
+}
+StoreServer::~StoreServer() = default;
+int StoreServer::port() const { return 0; }
+std::unique_ptr<RankGroup> join_gloo_over_tcp(int, int, int, std::chrono::milliseconds) {
+  throw std::runtime_error("this dlfuzz build has no Gloo: ranks as processes need the Debian LibTorch build");
+}
 
 #endif
 

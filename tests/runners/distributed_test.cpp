@@ -5,6 +5,8 @@
 // parallel; replicas stay bitwise equal).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "oracles/numeric_oracle.h"
@@ -240,6 +242,36 @@ TEST(Distributed, UnevenShardsRunTheirOwnSizes) {
       EXPECT_FALSE(f) << plan << " " << rs[i].runner << ": " << (f ? f->detail : "");
     }
   }
+}
+
+// Ranks as processes (TCPStore): the same bits as ranks as threads, the
+// planted faults caught the same way (a deadlocked rank process times out in
+// its collective), and no rank process left once the executor is gone.
+TEST(Distributed, RanksAsProcessesEqualRanksAsThreads) {
+  Program p = parse(dp_program("dp"));
+  std::vector<std::string> runners = {"eager@1", "eager64@1", "eager", "ts"};
+  std::vector<RunResult> threads = Executor(options()).run(p, runners);
+  std::vector<RunResult> procs, faults;
+  {
+    ExecutorOptions o = options();
+    o.rank_processes = true;
+    Executor ex(o);
+    procs = ex.run(p, runners);
+    EXPECT_EQ(std::system("pgrep -f '^/proc/self/exe worker' >/dev/null"), 0) << "rank processes are kept";
+    faults = ex.run(p, {"fault-dist-corrupt", "fault-dist-deadlock"});
+  }
+  for (size_t i : {2, 3}) {
+    ASSERT_TRUE(procs[i].ok()) << procs[i].runner << ": " << procs[i].error;
+    EXPECT_EQ(procs[i].rank_digests, threads[i].rank_digests) << procs[i].runner;
+    EXPECT_EQ(procs[i].losses, threads[i].losses) << procs[i].runner;
+    EXPECT_FALSE(check_numeric(procs[0], procs[i], &procs[1])) << procs[i].runner;
+  }
+  auto f = check_rank_consistency(faults[0]);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->oracle, "rank");
+  EXPECT_EQ(faults[1].stage, Stage::collective) << faults[1].error;
+  EXPECT_NE(faults[1].error.find("Timed out"), std::string::npos) << faults[1].error;
+  EXPECT_NE(std::system("pgrep -f '^/proc/self/exe worker' >/dev/null"), 0) << "no rank process left behind";
 }
 
 TEST(Distributed, WorldAboveOneWithoutADataParallelPlanHasNoOneProcessReference) {
