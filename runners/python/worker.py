@@ -58,10 +58,12 @@ FLOAT_DTYPES = ("torch.float32", "torch.float16", "torch.bfloat16")
 
 
 # A rank waiting in a collective longer than this fails (as the C++ ranks'
-# 5 s); warm-up calls compile, and ranks compile at different speeds, so they
-# wait longer.
+# 5 s). A compiled runner's warm-up calls compile, and ranks compile at
+# different speeds: there they wait longer, though less than dlfuzz's default
+# 30 s per runner, so a deadlock in compiled code still reads as one.
 COLLECTIVE_TIMEOUT = datetime.timedelta(seconds=5)
-COMPILE_TIMEOUT = datetime.timedelta(seconds=120)
+COMPILE_TIMEOUT = datetime.timedelta(seconds=25)
+STARTUP_TIMEOUT = datetime.timedelta(seconds=60)  # ranks joining the group
 
 
 def read_exact(n, fd=IN_FD):
@@ -202,7 +204,7 @@ def run_one(runner, source, warmup):
         result["setup_ms"] = (time.perf_counter() - t0) * 1000
         t1 = time.perf_counter()
         stage = "run"
-        set_collective_timeout(COMPILE_TIMEOUT)
+        set_collective_timeout(COLLECTIVE_TIMEOUT if fn is ns["program"] else COMPILE_TIMEOUT)
         for _ in range(warmup):  # compilation happens on the first calls
             ns["run"](fn)
         set_collective_timeout(COLLECTIVE_TIMEOUT)
@@ -273,7 +275,7 @@ class RankPool:
 
     def __init__(self, world):
         self.world = world
-        self.store = torch.distributed.TCPStore("127.0.0.1", 0, None, True, timeout=COMPILE_TIMEOUT,
+        self.store = torch.distributed.TCPStore("127.0.0.1", 0, None, True, timeout=STARTUP_TIMEOUT,
                                                 wait_for_workers=False)
         self.ranks = []  # (process, request fd, result fd)
         for r in range(world):
@@ -325,9 +327,9 @@ def rank_main(args):
         return 1
     req_fd, res_fd = (int(x) for x in args.fds.split(","))
     torch.set_num_threads(1)
-    store = torch.distributed.TCPStore("127.0.0.1", args.port, None, False, timeout=COMPILE_TIMEOUT)
+    store = torch.distributed.TCPStore("127.0.0.1", args.port, None, False, timeout=STARTUP_TIMEOUT)
     torch.distributed.init_process_group("gloo", store=store, rank=args.rank, world_size=args.world,
-                                         timeout=COMPILE_TIMEOUT)
+                                         timeout=STARTUP_TIMEOUT)
     while True:
         frame = read_frame(req_fd)
         if frame is None:
