@@ -369,6 +369,8 @@ def _dlfuzz_join_ranks():
         ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
     except Exception:
         pass
+    if sys.platform.startswith("linux"):
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # ranks talk over loopback
     rank = int(os.environ["DLFUZZ_RANK"])
     timeout = datetime.timedelta(seconds=60)
     store = torch.distributed.TCPStore("127.0.0.1", int(os.environ["DLFUZZ_STORE_PORT"]), None, False, timeout=timeout)

@@ -326,6 +326,7 @@ def rank_main(args):
     if os.getppid() != args.parent:
         return 1
     req_fd, res_fd = (int(x) for x in args.fds.split(","))
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # ranks talk over loopback, as the C++ ranks do
     torch.set_num_threads(1)
     store = torch.distributed.TCPStore("127.0.0.1", args.port, None, False, timeout=STARTUP_TIMEOUT)
     torch.distributed.init_process_group("gloo", store=store, rank=args.rank, world_size=args.world,
