@@ -295,8 +295,8 @@ def run(fn):
             for p in params:  # all-zero gradients count as none, as in dlfuzz's C++ runners
                 if p.grad is not None and not bool(p.grad.any()):
                     p.grad = None
-            if step == steps - 1:
-                result["outputs"] = [o.detach() for o in outs[:-1]]
+            if step == steps - 1:  # copies: an output may be a view of a param the step updates
+                result["outputs"] = [o.detach().clone() for o in outs[:-1]]
                 result["grads"] = [p.grad for p in params]
             opt.step()
             if world > 1:
