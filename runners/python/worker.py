@@ -50,6 +50,9 @@ warnings.filterwarnings("ignore")
 # aoti_torch_dtype_float32" (torch 2.15 CPU). Recorded as a finding of its own.
 os.environ.setdefault("TORCH_USE_RTLD_GLOBAL", "1")
 
+if "--rank" in sys.argv:  # a rank process dies with the worker, even while it imports torch
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
 import torch  # noqa: E402
 
 IN_FD, OUT_FD = 3, 4
@@ -322,8 +325,7 @@ class RankPool:
 
 def rank_main(args):
     """One rank: joins the group, then runs what the worker sends until it closes the pipe."""
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the worker
-    if os.getppid() != args.parent:
+    if os.getppid() != args.parent:  # the worker died before PR_SET_PDEATHSIG was set
         return 1
     req_fd, res_fd = (int(x) for x in args.fds.split(","))
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # ranks talk over loopback, as the C++ ranks do
