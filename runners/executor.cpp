@@ -30,7 +30,9 @@ std::string fp64_reference_of(const std::string& runner, const Program& p) {
 bool runner_supports(const std::string& runner, const Program& p) {
   if (p.is_training() && (runner == "frozen" || runner == "static" || runner == "aoti")) return false;
   if (p.device == "cuda" && runner == "static") return false;  // Static Runtime is CPU only
-  if (p.plan.world > 1 && is_python_runner(runner)) return false;  // multi-rank Python runs: not yet
+  // Python runners run every rank as a process (runners/python/worker.py); AOTInductor's
+  // exported program has no collectives to call.
+  if (p.plan.world > 1 && runner == "aoti") return false;
   if (runner.rfind("fault-dist-", 0) == 0) return p.plan.data_parallel();
   return true;
 }

@@ -25,13 +25,14 @@ struct ExecutorOptions {
 bool is_python_runner(const std::string& name);
 const std::vector<std::string>& python_runner_names();
 // The reference runners a test runner is compared with: eager and its float64
-// twin from the same PyTorch. For a data-parallel plan over several ranks,
-// their one-process runs over the shards as micro-batches ("eager@1"): the
-// distributed-equivalence oracle.
+// twin from the same PyTorch. For a LibTorch runner under a training plan over
+// several ranks, their one-process runs ("eager@1": a data-parallel plan's
+// shards as micro-batches, a tensor-parallel plan's whole params): the
+// distributed-equivalence oracle. Python runners: py-eager over the same ranks.
 std::string reference_of(const std::string& runner, const Program& p);
 std::string fp64_reference_of(const std::string& runner, const Program& p);
 // False where a path does not apply (freezing or AOTInductor of training
-// programs; Python runners over several ranks; distributed faults at world 1).
+// programs; AOTInductor over several ranks; distributed faults at world 1).
 bool runner_supports(const std::string& runner, const Program& p);
 
 class Executor {

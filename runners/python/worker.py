@@ -14,16 +14,29 @@ Runners:
   inductor-dynamic  torch.compile(dynamic=True)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   aoti              torch.export + AOTInductor (inference programs)
+
+A program over several ranks (WORLD > 1 in its source) runs each runner on
+WORLD rank processes (this file with --rank), each a Gloo rank over a TCPStore
+on 127.0.0.1 that this worker serves; their results are folded into one as
+runners/distributed/dist_runner.cpp folds its threads'. The ranks are kept for
+the next program of the same world unless a rank failed, and die with this
+worker (PR_SET_PDEATHSIG).
 """
+import argparse
+import ctypes
+import datetime
+import hashlib
 import json
 import os
+import pickle
+import select
+import signal
 import struct
+import subprocess
 import sys
 import tempfile
 import time
 import traceback
-
-import hashlib
 import warnings
 
 # Inductor's on-disk cache, keyed by this torch installation: another install's
@@ -37,6 +50,9 @@ warnings.filterwarnings("ignore")
 # aoti_torch_dtype_float32" (torch 2.15 CPU). Recorded as a finding of its own.
 os.environ.setdefault("TORCH_USE_RTLD_GLOBAL", "1")
 
+if "--rank" in sys.argv:  # a rank process dies with the worker, even while it imports torch
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
 import torch  # noqa: E402
 
 IN_FD, OUT_FD = 3, 4
@@ -44,29 +60,38 @@ VERSION = f"torch {torch.__version__} (pip)"
 FLOAT_DTYPES = ("torch.float32", "torch.float16", "torch.bfloat16")
 
 
-def read_exact(n):
+# A rank waiting in a collective longer than this fails (as the C++ ranks'
+# 5 s). A compiled runner's warm-up calls compile, and ranks compile at
+# different speeds: there they wait longer, though less than dlfuzz's default
+# 30 s per runner, so a deadlock in compiled code still reads as one.
+COLLECTIVE_TIMEOUT = datetime.timedelta(seconds=5)
+COMPILE_TIMEOUT = datetime.timedelta(seconds=25)
+STARTUP_TIMEOUT = datetime.timedelta(seconds=60)  # ranks joining the group
+
+
+def read_exact(n, fd=IN_FD):
     buf = b""
     while len(buf) < n:
-        chunk = os.read(IN_FD, n - len(buf))
+        chunk = os.read(fd, n - len(buf))
         if not chunk:
             return None
         buf += chunk
     return buf
 
 
-def read_frame():
-    head = read_exact(4)
+def read_frame(fd=IN_FD):
+    head = read_exact(4, fd)
     if head is None:
         return None
     (n,) = struct.unpack("<I", head)
-    return read_exact(n)
+    return read_exact(n, fd)
 
 
-def write_frame(payload):
+def write_frame(payload, fd=OUT_FD):
     data = struct.pack("<I", len(payload)) + payload
     view = memoryview(data)
     while view:
-        k = os.write(OUT_FD, view)
+        k = os.write(fd, view)
         view = view[k:]
 
 
@@ -93,6 +118,8 @@ def encode(result):
                                       "versions")}
     for key in ("outputs", "grads", "params"):
         header[key] = [tensor_meta(t, blob) for t in result.get(key, [])]
+    if "rank_digests" in result:
+        header["rank_digests"] = result["rank_digests"]
     meta = json.dumps(header).encode()
     return struct.pack("<I", len(meta)) + meta + bytes(blob)
 
@@ -139,6 +166,9 @@ def aoti_fn(ns):
 
 def stage_of(exc, tb_text):
     name = type(exc).__name__
+    frames = [line for line in tb_text.splitlines() if line.lstrip().startswith("File ")]
+    if "DistBackendError" in name or (frames and "torch/distributed/" in frames[-1]):
+        return "collective"  # a rank waited too long, or a peer went away
     if "BackendCompilerFailed" in name or "InductorError" in name or "LoweringException" in name:
         return "compile"
     if "backward" in tb_text:
@@ -157,9 +187,15 @@ def describe(exc):
     return text
 
 
+def set_collective_timeout(timeout):
+    if torch.distributed.is_initialized():
+        torch.distributed.set_timeout(timeout)
+
+
 def run_one(runner, source, warmup):
     result = {"runner": runner, "status": "ok", "stage": "none", "error": "", "losses": [], "setup_ms": 0.0,
-              "run_ms": 0.0, "total_ms": 0.0, "versions": VERSION, "outputs": [], "grads": [], "params": []}
+              "run_ms": 0.0, "total_ms": 0.0, "versions": VERSION, "outputs": [], "grads": [], "params": [],
+              "digests": []}
     t0 = time.perf_counter()
     stage = "setup"
     try:
@@ -171,14 +207,17 @@ def run_one(runner, source, warmup):
         result["setup_ms"] = (time.perf_counter() - t0) * 1000
         t1 = time.perf_counter()
         stage = "run"
+        set_collective_timeout(COLLECTIVE_TIMEOUT if fn is ns["program"] else COMPILE_TIMEOUT)
         for _ in range(warmup):  # compilation happens on the first calls
             ns["run"](fn)
+        set_collective_timeout(COLLECTIVE_TIMEOUT)
         got = ns["run"](fn)
         result["run_ms"] = (time.perf_counter() - t1) * 1000
         result["outputs"] = list(got["outputs"])
         result["losses"] = list(got["losses"])
         result["grads"] = list(got["grads"])
         result["params"] = list(got["params"])
+        result["digests"] = list(got.get("digests", []))
     except MemoryError as e:
         result.update(status="oom", stage=stage, error=f"MemoryError: {e}")
     except Exception as e:  # the system under test failing is data
@@ -193,16 +232,155 @@ def run_one(runner, source, warmup):
     return result
 
 
-def main():
+def program_plan(source):
+    """WORLD, PLAN and the params' shard dims, from the repro's constants."""
+    ns = {"__name__": "dlfuzz_plan"}
+    try:
+        exec(compile(source, "<dlfuzz program>", "exec"), ns)
+    except Exception:  # the ranks report it
+        return 1, "none", []
+    return ns.get("WORLD", 1), ns.get("PLAN", "none"), [ns["INPUTS"][i][6] for i in ns["PARAMS"]]
+
+
+def fold(runner, plan, param_shards, ranks):
+    """Every rank's result folded into one, as dist_runner.cpp's fold does: the
+    first failing rank decides the status; outputs of every rank in rank order
+    and losses step-major (under tp: rank 0's, they are replicated); rank 0's
+    grads and params (under tp a sharded one is put together from every rank's)."""
+    out = dict(ranks[0])
+    out.update(runner=runner, status="ok", stage="none", error="", outputs=[], losses=[],
+               run_ms=max(r["run_ms"] for r in ranks), total_ms=max(r["total_ms"] for r in ranks),
+               rank_digests=[list(r.get("digests", [])) for r in ranks])
+    for i, r in enumerate(ranks):
+        if r["status"] != "ok" and out["status"] == "ok":
+            out.update(status=r["status"], stage=r["stage"], error=f"rank {i}: {r['error']}")
+    if out["status"] != "ok":
+        out.update(outputs=[], losses=[], grads=[], params=[])
+        return out
+    if plan == "tp":
+        out["outputs"], out["losses"] = list(ranks[0]["outputs"]), list(ranks[0]["losses"])
+        for key in ("grads", "params"):
+            whole = []
+            for j, dim in enumerate(param_shards):
+                parts = [r[key][j] for r in ranks]
+                whole.append(torch.cat(parts, dim) if dim >= 0 and all(t is not None for t in parts) else parts[0])
+            out[key] = whole
+        return out
+    for r in ranks:
+        out["outputs"] += list(r["outputs"])
+    for s in range(len(ranks[0]["losses"])):
+        out["losses"] += [r["losses"][s] for r in ranks if s < len(r["losses"])]
+    return out
+
+
+class RankPool:
+    """WORLD rank processes, kept while they stay healthy."""
+
+    def __init__(self, world):
+        self.world = world
+        self.store = torch.distributed.TCPStore("127.0.0.1", 0, None, True, timeout=STARTUP_TIMEOUT,
+                                                wait_for_workers=False)
+        self.ranks = []  # (process, request fd, result fd)
+        for r in range(world):
+            req_r, req_w = os.pipe()
+            res_r, res_w = os.pipe()
+            proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--rank", str(r), "--world",
+                                     str(world), "--port", str(self.store.port), "--parent", str(os.getpid()),
+                                     "--fds", f"{req_r},{res_w}"], pass_fds=(req_r, res_w), close_fds=True)
+            os.close(req_r)
+            os.close(res_w)
+            self.ranks.append((proc, req_w, res_r))
+
+    def close(self):
+        for proc, req_w, res_r in self.ranks:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            os.close(req_w)
+            os.close(res_r)
+        self.ranks = []
+
+    def run(self, runner, source, warmup):
+        """One result per rank; a rank that dies becomes a crash result."""
+        request = pickle.dumps({"runner": runner, "python": source, "warmup": warmup})
+        results = [None] * self.world
+        for i, (proc, req_w, _) in enumerate(self.ranks):
+            try:
+                write_frame(request, req_w)
+            except OSError:
+                pass  # it died: its result frame will not come
+        for i, (proc, _, res_r) in enumerate(self.ranks):
+            frame = read_frame(res_r)
+            if frame is not None:
+                results[i] = pickle.loads(frame)
+                continue
+            code = proc.wait()
+            error = (f"signal {-code} ({signal.Signals(-code).name})" if code < 0
+                     else f"rank process exited with status {code}")
+            results[i] = {"runner": runner, "status": "crash", "stage": "run", "error": error, "losses": [],
+                          "setup_ms": 0.0, "run_ms": 0.0, "total_ms": 0.0, "versions": VERSION, "outputs": [],
+                          "grads": [], "params": [], "digests": []}
+        return results
+
+
+def rank_main(args):
+    """One rank: joins the group, then runs what the worker sends until it closes the pipe."""
+    if os.getppid() != args.parent:  # the worker died before PR_SET_PDEATHSIG was set
+        return 1
+    req_fd, res_fd = (int(x) for x in args.fds.split(","))
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # ranks talk over loopback, as the C++ ranks do
     torch.set_num_threads(1)
+    store = torch.distributed.TCPStore("127.0.0.1", args.port, None, False, timeout=STARTUP_TIMEOUT)
+    torch.distributed.init_process_group("gloo", store=store, rank=args.rank, world_size=args.world,
+                                         timeout=STARTUP_TIMEOUT)
     while True:
-        frame = read_frame()
+        frame = read_frame(req_fd)
         if frame is None:
             return 0
-        req = json.loads(frame)
-        for runner in req["runners"]:
-            write_frame(encode(run_one(runner, req["python"], int(req.get("warmup", 3)))))
+        req = pickle.loads(frame)
+        result = run_one(req["runner"], req["python"], req["warmup"])
+        for key in ("outputs", "grads", "params"):  # plain CPU tensors travel
+            result[key] = [None if t is None else t.detach().cpu().clone() for t in result[key]]
+        write_frame(pickle.dumps(result), res_fd)
+
+
+def main():
+    torch.set_num_threads(1)
+    pool = None
+    try:
+        while True:
+            frame = read_frame()
+            if frame is None:
+                return 0
+            req = json.loads(frame)
+            world, plan, param_shards = program_plan(req["python"])
+            warmup = int(req.get("warmup", 3))
+            for runner in req["runners"]:
+                if world == 1:
+                    write_frame(encode(run_one(runner, req["python"], warmup)))
+                    continue
+                if pool is not None and pool.world != world:
+                    pool.close()
+                    pool = None
+                if pool is None:
+                    pool = RankPool(world)
+                ranks = pool.run(runner, req["python"], warmup)
+                result = fold(runner, plan, param_shards, ranks)
+                if result["status"] != "ok":  # a collective may be left half done
+                    pool.close()
+                    pool = None
+                write_frame(encode(result))
+    finally:
+        if pool is not None:
+            pool.close()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rank", type=int)
+    ap.add_argument("--world", type=int)
+    ap.add_argument("--port", type=int)
+    ap.add_argument("--parent", type=int)
+    ap.add_argument("--fds")
+    cli = ap.parse_args()
+    sys.exit(rank_main(cli) if cli.rank is not None else main())

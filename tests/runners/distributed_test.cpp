@@ -278,7 +278,7 @@ TEST(Distributed, WorldAboveOneWithoutADataParallelPlanHasNoOneProcessReference)
   Program p = parse(kCollectives);
   EXPECT_EQ(reference_of("ts", p), "eager") << "explicit collectives: the eager ranks are the reference";
   EXPECT_FALSE(runner_supports("fault-dist-corrupt", p));
-  EXPECT_FALSE(runner_supports("inductor", p)) << "multi-rank Python runs are not there yet";
+  EXPECT_TRUE(runner_supports("inductor", p)) << "Python runners run their ranks as processes";
   Program dp = parse(dp_program("dp"));
   EXPECT_EQ(reference_of("ts-nnc", dp), "eager@1");
   EXPECT_EQ(fp64_reference_of("ts-nnc", dp), "eager64@1");

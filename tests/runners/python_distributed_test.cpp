@@ -1,0 +1,177 @@
+// The Python runners over several ranks (runners/python/worker.py): each rank
+// a process, Gloo over a TCPStore on 127.0.0.1. py-eager's folded results
+// equal the C++ eager ranks' (same inputs formula, same collective and plan
+// semantics), replicas agree step by step, torch.compile runs over the ranks,
+// and no rank process outlives the worker.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "generator/dlf.h"
+#include "generator/generator.h"
+#include "oracles/numeric_oracle.h"
+#include "oracles/rank_oracle.h"
+#include "runners/executor.h"
+
+namespace dlfuzz {
+
+namespace {
+const std::string kPython = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
+
+bool have_python_torch() {
+  static const bool ok = std::filesystem::exists(kPython) &&
+                         std::system((kPython + " -c 'import torch.distributed' >/dev/null 2>&1").c_str()) == 0;
+  return ok;
+}
+
+ExecutorOptions options() {
+  ExecutorOptions o;
+  o.dlfuzz_binary = DLFUZZ_BINARY;
+  o.python = kPython;
+  o.python_worker = std::string(DLFUZZ_SOURCE_DIR) + "/runners/python/worker.py";
+  o.timeout_ms = 120000;  // torch.compile on a loaded machine
+  o.warmup = 1;
+  return o;
+}
+
+Program parse(const std::string& text) {
+  ParseResult r = parse_program(text, "test");
+  EXPECT_TRUE(r.ok()) << r.error->str();
+  return r.program;
+}
+
+// Every collective and reduce op, on a sharded input and a replicated one.
+const char* kCollectives =
+    "dlfuzz 1 seed=7 policy=0 mode=infer device=cpu world=2 plan=none\n"
+    "input %x0 : f32[2,4] shard(0) range(-2.0,2.0)\n"
+    "input %x1 : i64[4] range(-5.0,5.0)\n"
+    "%1 : f32[2,4] = all_reduce %x0, op=\"sum\"\n"
+    "%2 : f32[4,4] = all_gather %x0, dim=0\n"
+    "%3 : f32[2,2] = reduce_scatter %x0, dim=1, op=\"max\"\n"
+    "%4 : f32[2,4] = broadcast %x0, src=1\n"
+    "%5 : f32[2,4] = all_to_all %x0, dim=1\n"
+    "%6 : f32[2,4] = all_reduce %x0, op=\"avg\"\n"
+    "%7 : i64[4] = all_reduce %x1, op=\"min\"\n"
+    "%8 : f32[2,4] = all_reduce %x0, op=\"product\"\n"
+    "return %1, %2, %3, %4, %5, %6, %7, %8\n";
+
+// A linear layer and its bias: the bias's 5 elements give ZeRO uneven slices
+// over 2 ranks.
+std::string train_program(const char* plan, const char* step) {
+  return std::string("dlfuzz 1 seed=3 policy=0 mode=train device=cpu world=2 plan=") + plan +
+         "\n"
+         "input %x0 : f32[4,8] shard(0) range(-2.0,2.0)\n"
+         "param %w0 : f32[5,8] range(-0.5,0.5)\n"
+         "param %b0 : f32[5] range(-0.5,0.5)\n"
+         "target %y0 : f32[4,5] shard(0) range(-1.0,1.0)\n"
+         "%1 : f32[4,5] = linear %x0, %w0, bias=%b0\n"
+         "%2 : f32[4,5] = tanh %1\n"
+         "%3 : f32[] = mse_loss %2, %y0\n"
+         "return %2\n"
+         "loss %3\n" +
+         step + "\n";
+}
+
+// py-eager over the ranks against the C++ eager ranks (and eager64 as the
+// float64 arbiter), then the replicas' digests.
+void expect_python_equals_cpp(Executor& ex, const Program& p, const std::string& what) {
+  auto rs = ex.run(p, {"eager", "eager64", "py-eager"});
+  const RunResult &cpp = rs[0], &fp64 = rs[1], &py = rs[2];
+  if (!cpp.ok()) {
+    EXPECT_FALSE(py.ok()) << what << ": C++ eager failed (" << cpp.error << "), py-eager did not";
+    return;
+  }
+  ASSERT_TRUE(py.ok()) << what << ": " << py.error;
+  EXPECT_EQ(py.outputs.size(), cpp.outputs.size()) << what << ": every rank's outputs";
+  EXPECT_EQ(py.losses.size(), cpp.losses.size()) << what << ": every rank's losses";
+  auto f = check_numeric(cpp, py, &fp64);
+  EXPECT_FALSE(f) << what << ": " << (f ? f->detail : "");
+  ASSERT_EQ(py.rank_digests.size(), 2u) << what;
+  if (p.is_training()) {
+    EXPECT_EQ(py.rank_digests[0].size(), static_cast<size_t>(p.train->steps)) << what;
+    EXPECT_FALSE(check_rank_consistency(py)) << what << ": replicas drifted";
+  }
+}
+
+int rank_processes() {
+  // Rank processes of this build's worker only (the path names the source tree).
+  // "worker[.]py": the pattern must not match the shell that runs pgrep.
+  std::string cmd = "pgrep -f '" + std::string(DLFUZZ_SOURCE_DIR) + "/runners/python/worker[.]py --rank' | wc -l";
+  FILE* f = popen(cmd.c_str(), "r");
+  int n = -1;
+  if (f) {
+    if (fscanf(f, "%d", &n) != 1) n = -1;
+    pclose(f);
+  }
+  return n;
+}
+}  // namespace
+
+TEST(PythonDistributed, PythonRunnersAreSupportedOverRanks) {
+  Program p = parse(kCollectives);
+  EXPECT_TRUE(runner_supports("py-eager", p));
+  EXPECT_TRUE(runner_supports("inductor", p));
+  EXPECT_FALSE(runner_supports("aoti", p)) << "an exported program calls no collectives";
+  EXPECT_EQ(reference_of("inductor", p), "py-eager") << "eager vs compiled, per rank";
+}
+
+TEST(PythonDistributed, EagerRanksEqualTheCppRanks) {
+  if (!have_python_torch()) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  Executor ex(options());
+  expect_python_equals_cpp(ex, parse(kCollectives), "collectives");
+  expect_python_equals_cpp(ex, parse(train_program("dp", "step sgd lr=0.1 momentum=0.9 weight_decay=0.0 steps=3")),
+                           "dp sgd");
+  expect_python_equals_cpp(ex, parse(train_program("zero", "step adam lr=0.01 momentum=0.0 weight_decay=0.1 steps=2")),
+                           "zero adam");
+  // Generated programs at world 2: the first training ones of each plan (dp,
+  // zero, tp; some with uneven shards) and
+  // inference ones with explicit collectives (seed 28: an output that is a
+  // view of a param, which the step updates after the output is taken).
+  GenPolicy policy = policy_for_world(2);
+  const int kTrain = 6, kInfer = 12;
+  int dp = 0, zero = 0, tp = 0, infer = 0, uneven = 0;
+  for (uint64_t seed = 0; seed < 400 && (dp < kTrain || zero < kTrain || tp < kTrain || infer < kInfer); ++seed) {
+    Program p = generate_program(policy, seed);
+    int& n = !p.is_training()                 ? infer
+             : p.plan.kind == PlanKind::zero ? zero
+             : p.plan.kind == PlanKind::tp   ? tp
+                                             : dp;
+    if (n >= (p.is_training() ? kTrain : kInfer)) continue;
+    std::string text = print_program(p);
+    bool collectives = text.find("= all_") != std::string::npos || text.find("= broadcast") != std::string::npos ||
+                       text.find("= reduce_scatter") != std::string::npos;
+    if (!p.is_training() && !collectives) continue;
+    ++n;
+    for (const auto& in : p.inputs) uneven += in.placement.whole > 0;
+    expect_python_equals_cpp(ex, p, "seed " + std::to_string(seed) + " plan " + plan_name(p.plan.kind));
+  }
+  EXPECT_EQ(dp + zero + tp + infer, 3 * kTrain + kInfer);
+  EXPECT_GE(uneven, 1) << "uneven shards among the data-parallel programs";
+}
+
+TEST(PythonDistributed, InductorRunsOverRanksAndLeavesNoProcessBehind) {
+  if (!have_python_torch()) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  {
+    Executor ex(options());
+    Program p = parse(train_program("dp", "step sgd lr=0.1 momentum=0.9 weight_decay=0.0 steps=2"));
+    auto rs = ex.run(p, {"py-eager", "py-eager64", "inductor"});
+    ASSERT_TRUE(rs[0].ok()) << rs[0].error;
+    ASSERT_TRUE(rs[2].ok()) << rs[2].error;
+    auto f = check_numeric(rs[0], rs[2], &rs[1]);
+    EXPECT_FALSE(f) << (f ? f->detail : "");
+    EXPECT_FALSE(check_rank_consistency(rs[2]));
+    EXPECT_EQ(rank_processes(), 2) << "the ranks are kept for the next program";
+  }
+  // The executor killed its worker: the ranks die with it (PR_SET_PDEATHSIG).
+  int left = -1;
+  for (int i = 0; i < 50 && left != 0; ++i) {
+    left = rank_processes();
+    if (left != 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(left, 0);
+}
+
+}  // namespace dlfuzz
