@@ -44,7 +44,10 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
   std::vector<std::string> order, tests, wanted = test_runners;
   // Over several ranks, eager itself is under test too: its ranks against its
   // one-process run (distributed equivalence) and against each other.
-  if (p.plan.has_one_process_reference() && std::find(wanted.begin(), wanted.end(), "eager") == wanted.end())
+  // On cuda, CUDA eager is under test too: against CPU eager.
+  std::vector<std::string> cross = cross_device_references(p);
+  if ((p.plan.has_one_process_reference() || !cross.empty()) &&
+      std::find(wanted.begin(), wanted.end(), "eager") == wanted.end())
     wanted.insert(wanted.begin(), "eager");
   for (const auto& t : wanted) {
     if (!runner_supports(t, p)) {
@@ -55,6 +58,8 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
     for (const auto& ref : {reference_of(t, p), fp64_reference_of(t, p)})
       if (std::find(order.begin(), order.end(), ref) == order.end()) order.push_back(ref);
   }
+  if (!tests.empty())
+    for (const auto& ref : cross) order.push_back(ref);
   size_t n_refs = order.size();
   order.insert(order.end(), tests.begin(), tests.end());
   if (tests.empty()) return ev;
@@ -74,6 +79,10 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
     const RunResult* fp64 = by_name[fp64_reference_of(test.runner, p)];
     if (!ref || !ref->ok()) continue;  // the program is invalid for this PyTorch, not a finding
     auto f = judge(*ref, fp64, test);
+    if (!f && !cross.empty()) {  // same device agrees: then CPU eager, arbitrated in float64
+      ref = by_name[cross[0]], fp64 = by_name[cross[1]];
+      if (ref && ref->ok()) f = judge(*ref, fp64, test);
+    }
     if (!f) continue;
     if (recheck) {
       auto again = ex.run(p, {test.runner});

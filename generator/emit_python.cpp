@@ -23,6 +23,10 @@ import sys
 
 import torch
 
+# IEEE float32 on the GPU as on the CPU, as dlfuzz's runners compare them.
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = False
+
 
 def build_input(index, shape, dtype, init, lo, hi, layout, shard_dim=-1, whole=0):
     # The same float64 Weyl-sequence formula as dlfuzz's C++ input builder. A

@@ -27,6 +27,11 @@ std::string fp64_reference_of(const std::string& runner, const Program& p) {
   return p.plan.has_one_process_reference() ? "eager64@1" : "eager64";
 }
 
+std::vector<std::string> cross_device_references(const Program& p) {
+  if (p.device != "cuda" || p.plan.world > 1) return {};
+  return {"eager@cpu", "eager64@cpu"};
+}
+
 bool runner_supports(const std::string& runner, const Program& p) {
   if (p.is_training() && (runner == "frozen" || runner == "static" || runner == "aoti")) return false;
   if (p.device == "cuda" && runner == "static") return false;  // Static Runtime is CPU only

@@ -31,6 +31,11 @@ const std::vector<std::string>& python_runner_names();
 // distributed-equivalence oracle. Python runners: py-eager over the same ranks.
 std::string reference_of(const std::string& runner, const Program& p);
 std::string fp64_reference_of(const std::string& runner, const Program& p);
+// For a program on cuda, the cross-device references: CPU eager and its
+// float64 twin ("eager@cpu", "eager64@cpu"), which every GPU path, CUDA eager
+// included, is compared with where its own references see nothing wrong.
+// Empty for CPU programs and for programs over several ranks.
+std::vector<std::string> cross_device_references(const Program& p);
 // False where a path does not apply (freezing or AOTInductor of training
 // programs; AOTInductor over several ranks; distributed faults at world 1).
 bool runner_supports(const std::string& runner, const Program& p);

@@ -10,6 +10,8 @@
 namespace torch::jit {
 TORCH_API bool canFuseOnCPU();
 TORCH_API void overrideCanFuseOnCPU(bool value);
+TORCH_API bool canFuseOnGPU();
+TORCH_API void overrideCanFuseOnGPU(bool value);
 }  // namespace torch::jit
 
 namespace dlfuzz {
@@ -17,12 +19,12 @@ namespace dlfuzz {
 namespace {
 // The JIT globals the runners set, as one value.
 struct JitGlobals {
-  bool profiling, executor, nnc, can_fuse, must_llvm;
+  bool profiling, executor, nnc, can_fuse, can_fuse_gpu, must_llvm;
 };
 
 JitGlobals read_jit() {
   return {torch::jit::getProfilingMode(), torch::jit::getExecutorMode(), torch::jit::tensorExprFuserEnabled(),
-          torch::jit::canFuseOnCPU(), torch::jit::tensorexpr::getTEMustUseLLVMOnCPU()};
+          torch::jit::canFuseOnCPU(), torch::jit::canFuseOnGPU(), torch::jit::tensorexpr::getTEMustUseLLVMOnCPU()};
 }
 
 void write_jit(const JitGlobals& g) {
@@ -30,6 +32,7 @@ void write_jit(const JitGlobals& g) {
   torch::jit::getExecutorMode() = g.executor;
   torch::jit::setTensorExprFuserEnabled(g.nnc);
   torch::jit::overrideCanFuseOnCPU(g.can_fuse);
+  torch::jit::overrideCanFuseOnGPU(g.can_fuse_gpu);
   torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = g.must_llvm;
 }
 
@@ -37,8 +40,9 @@ SharedSetting<JitGlobals> jit_globals(read_jit, write_jit);
 }  // namespace
 
 JitSettingsGuard::JitSettingsGuard(const JitSettings& s) {
-  // Debian's LibTorch has no LLVM: NNC falls back to its IR evaluator.
-  jit_globals.enter({s.profiling_executor, s.profiling_executor, s.nnc, s.nnc, /*must_llvm=*/false});
+  // Debian's LibTorch has no LLVM: NNC falls back to its IR evaluator on the
+  // CPU. On cuda, NNC generates CUDA kernels (NVRTC) where the LibTorch has them.
+  jit_globals.enter({s.profiling_executor, s.profiling_executor, s.nnc, s.nnc, s.nnc, /*must_llvm=*/false});
 }
 
 JitSettingsGuard::~JitSettingsGuard() { jit_globals.leave(); }

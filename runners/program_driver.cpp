@@ -78,6 +78,12 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
     if (p.device == "cuda" && !torch::cuda::is_available())
       throw std::runtime_error("the program runs on cuda, and " + torch_version_string() +
                                " here sees no CUDA device (a CPU-only LibTorch, or no GPU)");
+    if (p.device == "cuda") {
+      // IEEE float32 on the GPU as on the CPU: TF32 convolutions and matmuls
+      // differ from CPU eager by design, not by bug.
+      at::globalContext().setAllowTF32CuDNN(false);
+      at::globalContext().setAllowTF32CuBLAS(false);
+    }
     std::vector<std::vector<at::Tensor>> inputs(micro);  // per micro-batch
     std::vector<at::Tensor> params;
     std::vector<bool> sharded;  // a tensor-parallel shard, different on every rank

@@ -7,6 +7,7 @@
 #include "runners/eager_runner.h"
 #include "runners/fault_runners.h"
 #include "runners/frozen_runner.h"
+#include "runners/on_cpu_runner.h"
 #include "runners/plugin_runner.h"
 #include "runners/torchscript_runner.h"
 #ifdef DLFUZZ_HAVE_STATIC_RUNTIME
@@ -46,6 +47,7 @@ std::unique_ptr<Runner> make_runner(const std::string& name) {
       return nullptr;  // load_plugin() says why
     }
   }
+  if (std::string base = on_cpu_base(name); !base.empty()) return make_on_cpu_runner(name, make_runner(base));
   auto it = table().find(name);
   if (it == table().end()) return make_fault_runner(name);
   return it->second();

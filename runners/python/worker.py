@@ -346,6 +346,9 @@ def rank_main(args):
 
 def main():
     torch.set_num_threads(1)
+    # IEEE float32 on the GPU as on the CPU (the C++ runners do the same).
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     pool = None
     try:
         while True:

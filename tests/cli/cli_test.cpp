@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -353,4 +354,31 @@ TEST(LibFuzzer, TargetRunsInputsAndCountsFeatures) {
       << "inputs with new features are kept";
 }
 
+}  // namespace dlfuzz
+
+namespace dlfuzz {
+// A program on cuda is also compared with CPU eager (eager@cpu, arbitrated by
+// eager64@cpu). Without a GPU the CPU references still run and the CUDA ones
+// fail at setup, so nothing is reported; with one, a correct path agrees
+// with both.
+TEST(Cli, CudaProgramsAreComparedWithCpuEagerToo) {
+  std::string prog = write("cuda.dlf",
+                           "dlfuzz 1 seed=0 policy=0 mode=infer device=cuda world=1 plan=none\n"
+                           "input %x : f32[4,8] range(-2.0,2.0)\n"
+                           "input %w : f32[3,8] range(-1.0,1.0)\n"
+                           "%1 : f32[4,3] = linear %x, %w\n"
+                           "%2 : f32[4,3] = tanh %1\n"
+                           "return %2\n");
+  Outcome o = dlfuzz("run " + prog + " --runners ts --json");
+  auto j = nlohmann::json::parse(o.out.substr(o.out.find('{')));
+  std::map<std::string, nlohmann::json> by_runner;
+  for (const auto& r : j["results"]) by_runner[r["runner"]] = r;
+  ASSERT_TRUE(by_runner.count("eager@cpu")) << o.out;
+  ASSERT_TRUE(by_runner.count("eager64@cpu")) << o.out;
+  EXPECT_EQ(by_runner["eager@cpu"]["status"], "ok") << "the CPU reference runs anywhere";
+  EXPECT_TRUE(by_runner.count("eager")) << "CUDA eager is under test too";
+  EXPECT_TRUE(j["findings"].empty()) << o.out;
+  if (by_runner["eager"]["status"] != "ok")
+    EXPECT_NE(by_runner["eager"]["error"].get<std::string>().find("sees no CUDA device"), std::string::npos) << o.out;
+}
 }  // namespace dlfuzz
