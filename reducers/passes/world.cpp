@@ -1,7 +1,8 @@
-// Shrink the world: one rank (no plan, every input replicated), else half the
-// ranks (shards even). A data-parallel program's shapes are per rank, so it stays valid at
-// any world; explicit collectives are re-inferred and rejected by verify()
-// where their shapes depended on the old world.
+// Shrink the world: one rank (no plan, every input replicated, tensor-parallel
+// params whole), else half the ranks (shards even). A data-parallel program's
+// shapes are per rank, so it stays valid at any world; explicit collectives
+// are re-inferred and rejected by verify() where their shapes depended on the
+// old world.
 #include "generator/infer_types.h"
 #include "reducers/pass.h"
 #include "reducers/rewrite.h"
@@ -11,8 +12,14 @@ namespace dlfuzz::reduce {
 void reduce_world(Oracle& o, Program& p) {
   if (p.plan.world <= 1) return;
   if (!o.shouldKeep()) {
+    for (auto& in : p.inputs) {
+      // A tensor-parallel param becomes whole: its regions are the identity
+      // at world 1, so this is the unsharded model.
+      if (p.plan.kind == PlanKind::tp && in.kind == InputKind::param && in.placement.shard_dim >= 0)
+        p.values[in.value].type.shape[in.placement.shard_dim] *= p.plan.world;
+      in.placement = Placement{};
+    }
     p.plan = ParallelPlan{};
-    for (auto& in : p.inputs) in.placement = Placement{};
   } else if (p.plan.world >= 4 && !o.shouldKeep()) {
     change_world(p, p.plan.world / 2);
   } else {

@@ -305,4 +305,25 @@ step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=1
   EXPECT_NE(out.find("shard(0)"), std::string::npos) << "per-rank shapes and placements stay";
 }
 
+// A tensor-parallel program at world 1 is the unsharded model: split params
+// whole, the regions the identity, the same output types.
+TEST(PassWorld, TensorParallelProgramBecomesTheWholeModel) {
+  std::string in = R"(dlfuzz 1 seed=0 policy=0 mode=train device=cpu world=2 plan=tp
+input %x : f32[4,6] range(-2,2)
+param %w : f32[3,6] shard(0) range(-0.5,0.5)
+target %y : f32[4,6] range(-1,1)
+%1 : f32[4,6] = tp_copy %x
+%2 : f32[4,3] = linear %1, %w
+%3 : f32[4,6] = tp_gather %2, dim=1
+%4 : f32[] = l1_loss %3, %y
+return %3
+loss %4
+step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=1
+)";
+  std::string out = reduce_text(in, {"world"}, [](const Program&) { return true; });
+  EXPECT_NE(out.find("world=1 plan=none"), std::string::npos) << out;
+  EXPECT_NE(out.find("param %w : f32[6,6] range"), std::string::npos) << out;
+  EXPECT_NE(out.find("f32[4,6] = linear"), std::string::npos) << out;
+}
+
 }  // namespace dlfuzz
