@@ -13,7 +13,8 @@
 
 namespace dlfuzz {
 
-// In the parent: every rank's result, in rank order.
+// In the parent: every rank's result, in rank order. The children are this
+// executable (/proc/self/exe worker): call it from the dlfuzz binary.
 std::vector<RunResult> run_ranks_as_processes(const std::string& runner, const Program& p, const RunConfig& cfg);
 
 // In a child: this process is `rank` of `world`, meeting the others through
