@@ -12,6 +12,15 @@ void change_world(Program& p, int world) {
   for (auto& in : p.inputs) in.placement.whole = 0;
 }
 
+void to_one_rank(Program& p) {
+  for (auto& in : p.inputs) {
+    if (p.plan.kind == PlanKind::tp && in.kind == InputKind::param && in.placement.shard_dim >= 0)
+      p.values[in.value].type.shape[in.placement.shard_dim] *= p.plan.world;
+    in.placement = Placement{};
+  }
+  p.plan = ParallelPlan{};
+}
+
 std::pair<int64_t, int64_t> Placement::slice(int64_t local, int rank, int world) const {
   int64_t total = whole_size(local, world), base = total / world, extra = total % world;
   int64_t start = rank * base + std::min<int64_t>(rank, extra);

@@ -177,6 +177,11 @@ struct Program {
 // sizes were chosen for the old world size). Explicit collectives' types may
 // need infer_types() after.
 void change_world(Program& p, int world);
+// Runs p on one rank without a plan: every input replicated at one rank's
+// size, except a tensor-parallel plan's split params, which become whole (its
+// regions are the identity at world 1: the unsharded model). Types may need
+// infer_types() after.
+void to_one_rank(Program& p);
 
 // Visit every node, nested blocks included, in program order.
 template <class F>

@@ -12,14 +12,7 @@ namespace dlfuzz::reduce {
 void reduce_world(Oracle& o, Program& p) {
   if (p.plan.world <= 1) return;
   if (!o.shouldKeep()) {
-    for (auto& in : p.inputs) {
-      // A tensor-parallel param becomes whole: its regions are the identity
-      // at world 1, so this is the unsharded model.
-      if (p.plan.kind == PlanKind::tp && in.kind == InputKind::param && in.placement.shard_dim >= 0)
-        p.values[in.value].type.shape[in.placement.shard_dim] *= p.plan.world;
-      in.placement = Placement{};
-    }
-    p.plan = ParallelPlan{};
+    to_one_rank(p);
   } else if (p.plan.world >= 4 && !o.shouldKeep()) {
     change_world(p, p.plan.world / 2);
   } else {

@@ -49,12 +49,7 @@ void check_tensor_parallel(const Program& p, int world) {
   EXPECT_EQ(regions.size(), 3u) << "only the block's regions, seed " << p.seed;
 
   Program whole = p;
-  whole.plan = ParallelPlan{};
-  for (auto& in : whole.inputs)
-    if (in.placement.shard_dim >= 0) {
-      whole.values[in.value].type.shape[in.placement.shard_dim] *= world;
-      in.placement.shard_dim = -1;
-    }
+  to_one_rank(whole);
   ASSERT_EQ(infer_types(whole), "") << "seed " << p.seed;
   ASSERT_EQ(verify(whole), "") << "seed " << p.seed;
   for (size_t i = 0; i < p.body.yields.size(); ++i)
