@@ -65,12 +65,8 @@ std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::st
   if (!python.empty()) {
     if (opt_.python.empty()) {
       for (const auto& r : python) {
-        RunResult res;
-        res.runner = r;
-        res.status = RunStatus::exception;
-        res.stage = Stage::setup;
-        res.error = "no Python with PyTorch 2.x configured (run scripts/setup.sh, or pass --python)";
-        python_results.push_back(res);
+        python_results.push_back(failed_run(
+            r, Stage::setup, "no Python with PyTorch 2.x configured (run scripts/setup.sh, or pass --python)"));
       }
     } else {
       if (!python_)

@@ -112,4 +112,13 @@ nlohmann::json to_json(const RunResult& r, bool with_values) {
   return to_json(r, [&](const HostTensor& t) { return to_json(t, with_values); });
 }
 
+RunResult failed_run(const std::string& runner, Stage stage, const std::string& error) {
+  RunResult r;
+  r.runner = runner;
+  r.status = RunStatus::exception;
+  r.stage = stage;
+  r.error = error;
+  return r;
+}
+
 }  // namespace dlfuzz

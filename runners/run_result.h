@@ -52,6 +52,9 @@ struct RunResult {
   bool ok() const { return status == RunStatus::ok; }
 };
 
+// A run that failed before or outside the runner: status exception, at `stage`.
+RunResult failed_run(const std::string& runner, Stage stage, const std::string& error);
+
 nlohmann::json to_json(const HostTensor& t, bool with_values);
 nlohmann::json to_json(const RunResult& r, bool with_values);
 // The result's fields, each tensor written by `tensor` (the wire format's

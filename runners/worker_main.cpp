@@ -35,18 +35,14 @@ int worker_main() {
       RunResult r;
       r.runner = n;
       if (!parsed.ok()) {
-        r.status = RunStatus::exception;
-        r.stage = Stage::setup;
-        r.error = "bad program: " + parsed.error->str();
+        r = failed_run(n, Stage::setup, "bad program: " + parsed.error->str());
       } else {
         // World > 1: the ranks' runners are made per run, one per rank thread.
         bool distributed = is_distributed_run(n, parsed.program);
         auto& runner = runners[n];
         if (!distributed && !runner) runner = make_runner(n);
         if (!distributed && !runner) {
-          r.status = RunStatus::exception;
-          r.stage = Stage::setup;
-          r.error = "unknown runner " + n;
+          r = failed_run(n, Stage::setup, "unknown runner " + n);
           std::string base, plugin;
           if (split_plugin_runner(n, &base, &plugin)) try {
               make_plugin_runner(n);
@@ -57,7 +53,8 @@ int worker_main() {
           auto t0 = std::chrono::steady_clock::now();
           try {
             if (rank >= 0)
-              r = run_rank_in_this_process(n, parsed.program, cfg, rank, req.value("world", 1), req.value("store_port", 0));
+              r = run_rank_in_this_process(n, parsed.program, cfg, rank, req.value("world", 1),
+                                           req.value("store_port", 0));
             else
               r = distributed ? run_distributed(n, parsed.program, cfg) : runner->run(parsed.program, cfg);
             r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -21,15 +21,6 @@ const std::map<std::string, DistFault>& faults() {
   return f;
 }
 
-RunResult failed(const std::string& runner, const std::string& error) {
-  RunResult r;
-  r.runner = runner;
-  r.status = RunStatus::exception;
-  r.stage = Stage::setup;
-  r.error = error;
-  return r;
-}
-
 // A tensor-parallel param's shards put back together along its shard dim,
 // so it compares with the one-process reference's whole param.
 HostTensor whole(const std::vector<RunResult>& ranks, std::vector<HostTensor> RunResult::*field, size_t k, int dim) {
@@ -124,7 +115,7 @@ RunResult run_rank(const std::string& name, const Program& p, const RunConfig& c
   ctx.fault = fault_of(name);
   RankScope scope(&ctx);
   auto runner = make_runner(base_runner(name));
-  RunResult r = runner ? runner->run(p, cfg) : failed(name, "unknown runner " + base_runner(name));
+  RunResult r = runner ? runner->run(p, cfg) : failed_run(name, Stage::setup, "unknown runner " + base_runner(name));
   r.rank_digests = {ctx.step_digests};
   return r;
 }
@@ -132,7 +123,7 @@ RunResult run_rank(const std::string& name, const Program& p, const RunConfig& c
 RunResult run_distributed(const std::string& name, const Program& p, const RunConfig& cfg) {
   int world = p.plan.world;
   if (faults().count(name) && !p.plan.data_parallel())
-    return failed(name, name + " needs a data-parallel training program with world > 1");
+    return failed_run(name, Stage::setup, name + " needs a data-parallel training program with world > 1");
   if (is_one_process_runner(name)) {
     RankContext ctx;
     ctx.world = world;
@@ -140,13 +131,14 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
     ctx.micro_batches = p.plan.data_parallel() ? world : 1;
     RankScope scope(&ctx);
     auto runner = make_runner(base_runner(name));
-    if (!runner) return failed(name, "unknown runner " + base_runner(name));
+    if (!runner) return failed_run(name, Stage::setup, "unknown runner " + base_runner(name));
     RunResult r = runner->run(p, cfg);
     r.runner = name;
     return r;
   }
   if (cfg.rank_processes) {
-    if (cfg.backend != "gloo") return failed(name, "ranks as processes are Gloo ranks (--backend gloo)");
+    if (cfg.backend != "gloo")
+      return failed_run(name, Stage::setup, "ranks as processes are Gloo ranks (--backend gloo)");
     return fold(name, p, run_ranks_as_processes(name, p, cfg));
   }
   // Connecting ranks costs tens of milliseconds: the groups of a world are
@@ -170,7 +162,7 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
     try {
       pool.rendezvous = make_rendezvous(cfg.backend, world, std::chrono::milliseconds(cfg.collective_timeout_ms));
     } catch (const std::exception& e) {
-      return failed(name, e.what());
+      return failed_run(name, Stage::setup, e.what());
     }
     pool.groups.resize(world);
     pool.world = world;
@@ -185,8 +177,7 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
       try {
         if (!groups[r]) groups[r] = pool.rendezvous->join(r);
       } catch (const std::exception& e) {
-        results[r] = failed(name, std::string("rendezvous: ") + e.what());
-        results[r].stage = Stage::collective;
+        results[r] = failed_run(name, Stage::collective, std::string("rendezvous: ") + e.what());
         return;
       }
       results[r] = run_rank(name, p, cfg, groups[r].get(), r);

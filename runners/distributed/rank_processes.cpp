@@ -15,15 +15,6 @@ namespace {
 // timeout, and the caller's own timeout ends this whole worker.
 constexpr int kRankProcessTimeoutMs = 10 * 60 * 1000;
 
-RunResult failed(const std::string& runner, Stage stage, const std::string& error) {
-  RunResult r;
-  r.runner = runner;
-  r.status = RunStatus::exception;
-  r.stage = stage;
-  r.error = error;
-  return r;
-}
-
 struct ProcessPool {
   int world = 0, timeout_ms = 0;
   std::unique_ptr<StoreServer> store;
@@ -44,7 +35,7 @@ std::vector<RunResult> run_ranks_as_processes(const std::string& runner, const P
     try {
       pool.store = std::make_unique<StoreServer>(std::chrono::milliseconds(cfg.collective_timeout_ms));
     } catch (const std::exception& e) {
-      return std::vector<RunResult>(world, failed(runner, Stage::setup, std::string("TCPStore: ") + e.what()));
+      return std::vector<RunResult>(world, failed_run(runner, Stage::setup, std::string("TCPStore: ") + e.what()));
     }
     // Started here, on the worker's main thread: a child dies with the thread
     // that started it, and the rank threads below end after every run.
@@ -53,7 +44,7 @@ std::vector<RunResult> run_ranks_as_processes(const std::string& runner, const P
       if (!pool.ranks.back()->start()) {
         std::string why = pool.ranks.back()->start_error();
         pool.forget();
-        return std::vector<RunResult>(world, failed(runner, Stage::setup, "rank process: " + why));
+        return std::vector<RunResult>(world, failed_run(runner, Stage::setup, "rank process: " + why));
       }
     }
     pool.world = world;
@@ -89,13 +80,13 @@ RunResult run_rank_in_this_process(const std::string& runner, const Program& p, 
     int port = 0, rank = -1, world = 0;
     std::unique_ptr<RankGroup> group;
   } mine;
-  if (world != p.plan.world) return failed(runner, Stage::setup, "the program's world size is not the run's");
+  if (world != p.plan.world) return failed_run(runner, Stage::setup, "the program's world size is not the run's");
   if (!mine.group || mine.port != store_port || mine.rank != rank || mine.world != world) {
     mine.group.reset();
     try {
       mine.group = join_gloo_over_tcp(store_port, rank, world, std::chrono::milliseconds(cfg.collective_timeout_ms));
     } catch (const std::exception& e) {
-      return failed(runner, Stage::collective, std::string("rendezvous: ") + e.what());
+      return failed_run(runner, Stage::collective, std::string("rendezvous: ") + e.what());
     }
     mine.port = store_port, mine.rank = rank, mine.world = world;
   }
