@@ -40,10 +40,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--world", o->worlds,
                   "ranks per program, e.g. 2,4: programs take the listed world sizes in turn")
       ->capture_default_str();
-  cmd->add_option("--backend", o->backend, "process groups for world > 1: gloo (CPU threads) or nccl (a GPU per rank)")
-      ->check(CLI::IsMember({"gloo", "nccl"}))
-      ->capture_default_str();
-  add_ranks_option(cmd, o->ranks);
+  add_rank_options(cmd, o->backend, o->ranks);
   cmd->add_option("--device", o->device, "where programs run: cpu or cuda (needs a CUDA LibTorch: DLFUZZ_TORCH=pip)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();

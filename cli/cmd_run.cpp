@@ -52,10 +52,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
   cmd->add_flag("--in-process", o->in_process, "run LibTorch runners in this process (no isolation, no oracles)");
   cmd->add_option("--world", o->world, "run over this many ranks instead of the program's world size")
       ->check(CLI::Range(1, 8));
-  cmd->add_option("--backend", o->backend, "process groups of a program with world > 1: gloo (CPU) or nccl (a GPU per rank)")
-      ->check(CLI::IsMember({"gloo", "nccl"}))
-      ->capture_default_str();
-  add_ranks_option(cmd, o->ranks);
+  add_rank_options(cmd, o->backend, o->ranks);
   cmd->callback([o, action] {
     *action = [o]() -> int {
       std::vector<std::string> names = CLI::detail::split(o->runners, ',');

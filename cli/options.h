@@ -1,4 +1,5 @@
-// Options more than one subcommand parses: durations, world lists, --ranks.
+// Options more than one subcommand parses: durations, world lists, --backend
+// and --ranks.
 #pragma once
 #include <cctype>
 #include <string>
@@ -34,10 +35,15 @@ inline std::vector<int> parse_worlds(const std::string& s) {
   return worlds;
 }
 
-// --ranks, for the subcommands that run programs with world > 1.
-inline void add_ranks_option(CLI::App* cmd, std::string& ranks) {
+// --backend and --ranks, for the subcommands that run programs with world > 1.
+inline void add_rank_options(CLI::App* cmd, std::string& backend, std::string& ranks) {
+  cmd->add_option("--backend", backend,
+                  "process groups of programs with world > 1: gloo (CPU) or nccl (a GPU per rank)")
+      ->check(CLI::IsMember({"gloo", "nccl"}))
+      ->capture_default_str();
   cmd->add_option("--ranks", ranks,
-                  "Gloo ranks as threads of the worker (HashStore) or as processes of their own (TCPStore on 127.0.0.1)")
+                  "Gloo ranks as threads of the worker (HashStore) or as processes of their own "
+                  "(TCPStore on 127.0.0.1)")
       ->check(CLI::IsMember({"threads", "processes"}))
       ->capture_default_str();
 }
