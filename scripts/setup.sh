@@ -24,6 +24,7 @@ if ((${#missing[@]})); then
   echo "setup: installing Debian packages: ${missing[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  apt-get clean  # the downloaded .debs (about 1 GB) are not needed again
 fi
 
 # The project virtual environment with the pinned PyTorch 2.x (primary system
@@ -38,8 +39,28 @@ pins = [l.split("==") for l in open("requirements.txt") if "==" in l and not l.s
 sys.exit(any(m.version(n.strip()) != v.strip() for n, v in pins))
 PY
 then
+  # The CUDA wheels are large (about 5.5 GB installed). pip's default would
+  # download every wheel into /tmp and keep a second copy in its cache before
+  # installing any: twice the space, on a file system that may be small. So:
+  # no cache, pip's temporary files next to .venv, and one package at a time
+  # (all are pinned, hence --no-deps), so at most one wheel waits on disk.
+  need_kb=$((6 * 1024 * 1024))
+  free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+  installed_kb=$(du -sk .venv | cut -f1)
+  if ((free_kb + installed_kb < need_kb)); then
+    echo "setup: error: the pinned PyPI packages need about 6 GB on $(df -P . | awk 'NR == 2 { print $6 }')" \
+         "(for $PWD/.venv); $((free_kb / 1024)) MB are free there" >&2
+    exit 1
+  fi
   echo "setup: installing pinned PyPI packages into .venv (PyTorch is large: a few minutes)"
-  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+  mkdir -p .venv/pip-tmp
+  while read -r pin; do
+    pin=${pin%%#*}
+    [[ $pin == *==* ]] || continue
+    TMPDIR=$PWD/.venv/pip-tmp .venv/bin/pip install -q --disable-pip-version-check \
+      --no-cache-dir --no-deps "${pin// /}"
+  done < requirements.txt
+  rm -rf .venv/pip-tmp
 fi
 
 # Static Runtime's headers: libtorch-dev ships its symbols but not its headers.
