@@ -266,6 +266,20 @@ def _dlfuzz_digest(tensors):
     return h.hexdigest()[:16]
 
 
+def _dlfuzz_drop_zero_grads(params, split):
+    # All-zero gradients count as none, as in dlfuzz's C++ runners; the shard of a
+    # split param only when the whole gradient is all zeros (one all-reduce).
+    nonzero = {k: float(bool(p.grad.any())) for k, p in enumerate(params) if p.grad is not None}
+    split_keys = [k for k in nonzero if split[k]]
+    if split_keys:
+        flags = torch.tensor([nonzero[k] for k in split_keys])
+        torch.distributed.all_reduce(flags, op=torch.distributed.ReduceOp.MAX)
+        nonzero.update(zip(split_keys, flags.tolist()))
+    for k, flag in nonzero.items():
+        if flag == 0:
+            params[k].grad = None
+
+
 def run(fn):
     inputs = [build_input(i, *spec) for i, spec in enumerate(INPUTS)]
     params = [inputs[i] for i in PARAMS]
@@ -290,6 +304,7 @@ def run(fn):
         opt = _DlfuzzZero(params, make_optimizer) if data_parallel and PLAN == "zero" else make_optimizer(params)
         # Digests cover the replicated parameters (a tensor-parallel shard differs by design).
         replicated = [p for p, i in zip(params, PARAMS) if world == 1 or INPUTS[i][6] < 0]
+        split = [world > 1 and INPUTS[i][6] >= 0 for i in PARAMS]
         for step in range(steps):
             for p in params:
                 p.grad = None
@@ -299,9 +314,7 @@ def run(fn):
             loss.backward()
             if data_parallel:
                 _dlfuzz_sync_grads(params)
-            for p in params:  # all-zero gradients count as none, as in dlfuzz's C++ runners
-                if p.grad is not None and not bool(p.grad.any()):
-                    p.grad = None
+            _dlfuzz_drop_zero_grads(params, split)
             if step == steps - 1:  # copies: an output may be a view of a param the step updates
                 result["outputs"] = [o.detach().clone() for o in outs[:-1]]
                 result["grads"] = [p.grad for p in params]

@@ -116,15 +116,27 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
     // A parameter whose gradient is all zeros gets none, in every runner alike:
     // compiled autograd materializes zeros where eager leaves None, and the
     // optimizer treats the two differently (weight decay, momentum).
-    // A shard counts as all zeros only when the whole gradient is.
+    // A shard counts as all zeros only when the whole gradient is: the flags of
+    // all split params are decided together, in one all-reduce.
     auto normalize_grads = [&]() {
+      std::vector<size_t> split;
+      std::vector<at::Tensor> split_nonzero;
       for (size_t k = 0; k < params.size(); ++k) {
         at::Tensor& w = params[k];
         if (!w.grad().defined()) continue;
-        at::Tensor any = w.grad().any().to(at::kFloat).reshape({1});
-        if (sharded[k]) rank->group->all_reduce(any, "max");
-        if (!any.item<bool>()) w.mutable_grad().reset();
+        at::Tensor nonzero = w.grad().any().to(at::kFloat).reshape({1});
+        if (sharded[k]) {
+          split.push_back(k);
+          split_nonzero.push_back(nonzero);
+        } else if (!nonzero.item<bool>()) {
+          w.mutable_grad().reset();
+        }
       }
+      if (split.empty()) return;
+      at::Tensor flags = at::cat(split_nonzero);
+      rank->group->all_reduce(flags, "max");
+      for (size_t j = 0; j < split.size(); ++j)
+        if (flags[j].item<float>() == 0) params[split[j]].mutable_grad().reset();
     };
     if (!p.is_training()) {
       at::NoGradGuard no_grad;

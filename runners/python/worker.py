@@ -323,13 +323,21 @@ class RankPool:
         return results
 
 
+def configure_torch():
+    """The same settings in the worker and in its rank processes."""
+    torch.set_num_threads(1)
+    # IEEE float32 on the GPU as on the CPU (the C++ runners do the same).
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+
 def rank_main(args):
     """One rank: joins the group, then runs what the worker sends until it closes the pipe."""
     if os.getppid() != args.parent:  # the worker died before PR_SET_PDEATHSIG was set
         return 1
     req_fd, res_fd = (int(x) for x in args.fds.split(","))
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # ranks talk over loopback, as the C++ ranks do
-    torch.set_num_threads(1)
+    configure_torch()
     store = torch.distributed.TCPStore("127.0.0.1", args.port, None, False, timeout=STARTUP_TIMEOUT)
     torch.distributed.init_process_group("gloo", store=store, rank=args.rank, world_size=args.world,
                                          timeout=STARTUP_TIMEOUT)
@@ -345,10 +353,7 @@ def rank_main(args):
 
 
 def main():
-    torch.set_num_threads(1)
-    # IEEE float32 on the GPU as on the CPU (the C++ runners do the same).
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_tf32 = False
+    configure_torch()
     pool = None
     try:
         while True:
