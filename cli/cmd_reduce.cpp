@@ -163,8 +163,9 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
         if (!o->test_cmd.empty()) return run_test_command(o->test_cmd, cand);
         if (cand.body.yields.empty()) return false;
         Evaluation ev = evaluate(ex, cand, t->runners, false);
+        // The same bug, not another one; at any world size (the world pass).
         for (const auto& f : ev.findings)
-          if (f.signature() == t->signature) return true;  // the same bug, not another one
+          if (signature_without_ranks(f.signature()) == signature_without_ranks(t->signature)) return true;
         return false;
       };
       ReduceStats stats;

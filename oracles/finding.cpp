@@ -43,6 +43,17 @@ std::string normalize_error(const std::string& text) {
   return s;
 }
 
+std::string signature_without_ranks(const std::string& signature) {
+  // oracle|ref|test|stage|error: the ref is the second field.
+  size_t ref_start = signature.find('|');
+  size_t ref_end = ref_start == std::string::npos ? std::string::npos : signature.find('|', ref_start + 1);
+  std::string s = signature;
+  if (ref_end != std::string::npos && ref_end - ref_start > 2 && s.compare(ref_end - 2, 2, "@1") == 0)
+    s.erase(ref_end - 2, 2);
+  static const std::regex rank_prefix("rank N: ");
+  return std::regex_replace(s, rank_prefix, "");
+}
+
 std::string Finding::signature() const {
   return oracle + "|" + ref_runner + "|" + test_runner + "|" + stage + "|" + error_text;
 }

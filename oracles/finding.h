@@ -21,6 +21,12 @@ struct Finding {
   std::string signature() const;
 };
 
+// A signature with what only says "over ranks" taken out: the one-process
+// reference's "@1" suffix and an error's "rank N: " prefix. The reducer
+// compares these, so that its world pass can bring a finding over ranks down
+// to world 1, where the reference is plain eager and no rank is named.
+std::string signature_without_ranks(const std::string& signature);
+
 // Strip what varies between occurrences of the same error: numbers, hex
 // addresses, paths, quoted sizes; keep the first line.
 std::string normalize_error(const std::string& text);

@@ -188,6 +188,23 @@ TEST(CliReduce, ShrinksToTheSameSignatureAndReplays) {
   EXPECT_TRUE(fs::exists(out.substr(0, out.size() - 4) + ".md")) << "the Markdown summary";
 }
 
+// A finding over ranks names the one-process reference (eager@1) and, for an
+// error, the rank ("rank 0: ..."); at world 1 the same bug names neither. The
+// reducer counts both as the same bug, so the world pass takes the ranks away.
+TEST(CliReduce, FindingOverRanksReducesToOneRank) {
+  std::string prog = temp_path("dp.dlf");
+  for (int seed = 0; seed < 200; ++seed) {
+    ASSERT_EQ(dlfuzz("gen --world 2 --seed " + std::to_string(seed) + " -o " + prog).code, 0);
+    if (shell("head -1 " + prog).out.find("plan=dp") != std::string::npos) break;
+  }
+  ASSERT_NE(shell("head -1 " + prog).out.find("world=2 plan=dp"), std::string::npos);
+  EXPECT_NE(dlfuzz("run " + prog + " --runners fault-wrong-value").out.find("vs eager@1"), std::string::npos);
+  std::string out = temp_path("dp.reduced.dlf");
+  Outcome r = dlfuzz("reduce " + prog + " --runners fault-wrong-value -o " + out + " --max-time 60");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(shell("head -1 " + out).out.find("world=1 plan=none"), std::string::npos) << shell("cat " + out).out;
+}
+
 TEST(CliReduce, UserTestCommandAndBadPass) {
   std::string prog = write("frac.dlf", kHead +
                                            "input %x : f32[4] range(-2.0,2.0)\n"
