@@ -13,6 +13,20 @@
 
 namespace dlfuzz {
 
+namespace {
+// Waits up to grace_ms for pid to exit; kills it if it has not. False when it
+// had to be killed.
+bool reap_within(pid_t pid, int* status, int grace_ms) {
+  for (int waited = 0; waited < grace_ms; waited += 10) {
+    if (waitpid(pid, status, WNOHANG) == pid) return true;
+    usleep(10000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, status, 0);
+  return false;
+}
+}  // namespace
+
 WorkerProcess::WorkerProcess(std::vector<std::string> argv, size_t memory_limit_mb)
     : argv_(std::move(argv)), memory_limit_mb_(memory_limit_mb) {}
 
@@ -42,6 +56,8 @@ bool WorkerProcess::start() {
     int in = fcntl(req[0], F_DUPFD, 10), out = fcntl(res[1], F_DUPFD, 10);
     dup2(in, 3);
     dup2(out, 4);
+    close(in);  // F_DUPFD copies are not close-on-exec: the worker would hold
+    close(out); // a second end, and closing fd 4 would not be seen as EOF
     // Stray prints must not corrupt the frames or the progress line: workers'
     // stdout and stderr go to $DLFUZZ_WORKER_LOG, or nowhere.
     const char* log = getenv("DLFUZZ_WORKER_LOG");
@@ -101,6 +117,7 @@ std::vector<RunResult> WorkerProcess::run(const WorkerRequest& req, int timeout_
     }
     for (; next < req.runners.size(); ++next) {
       std::string payload;
+      std::string unreadable;  // why a result frame could not be decoded
       ReadStatus s = read_frame(from_child_, payload, timeout_ms);
       if (s == ReadStatus::ok) {
         try {
@@ -108,27 +125,34 @@ std::vector<RunResult> WorkerProcess::run(const WorkerRequest& req, int timeout_
           continue;
         } catch (const std::exception& e) {
           s = ReadStatus::error;
+          unreadable = e.what();
         }
       }
       // The worker hung, died or spoke nonsense while running req.runners[next].
       RunResult r;
       r.runner = req.runners[next];
       r.stage = Stage::run;
+      r.status = RunStatus::crash;
       if (s == ReadStatus::timeout) {
         r.status = RunStatus::timeout;
         r.error = "no result within " + std::to_string(timeout_ms) + " ms";
         kill(pid_, SIGKILL);
+      } else if (!unreadable.empty()) {
+        r.error = "the worker sent a result that could not be read: " + unreadable.substr(0, 200);
+        kill(pid_, SIGKILL);
       }
+      // A worker that closed its end is exiting: its status says how. One that
+      // lives on (it may be waiting for rank processes) is killed after a grace
+      // period, never waited for without end.
       int status = 0;
-      waitpid(pid_, &status, 0);
-      if (s != ReadStatus::timeout) {
-        if (WIFSIGNALED(status)) {
-          r.status = RunStatus::crash;
+      bool killed = !reap_within(pid_, &status, 2000);
+      if (r.error.empty()) {
+        if (killed)
+          r.error = "the worker closed its result pipe but did not exit";
+        else if (WIFSIGNALED(status))
           r.error = std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-        } else {
-          r.status = RunStatus::crash;
+        else
           r.error = "worker exited with status " + std::to_string(WEXITSTATUS(status));
-        }
       }
       pid_ = -1;
       stop();

@@ -27,6 +27,7 @@ import ctypes
 import datetime
 import hashlib
 import json
+import math
 import os
 import pickle
 import select
@@ -120,7 +121,10 @@ def encode(result):
         header[key] = [tensor_meta(t, blob) for t in result.get(key, [])]
     if "rank_digests" in result:
         header["rank_digests"] = result["rank_digests"]
-    meta = json.dumps(header).encode()
+    # JSON has no NaN or infinity: a non-finite loss travels as null, as the C++
+    # worker's nlohmann::json writes it (read back as NaN).
+    header["losses"] = [x if math.isfinite(x) else None for x in header["losses"]]
+    meta = json.dumps(header, allow_nan=False).encode()
     return struct.pack("<I", len(meta)) + meta + bytes(blob)
 
 

@@ -2,6 +2,8 @@
 // status, the worker is replaced, and the runners after it still run.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "generator/dlf.h"
 #include "oracles/numeric_oracle.h"
 #include "oracles/status_oracle.h"
@@ -67,6 +69,28 @@ TEST(Isolation, WorkerRunsManyProgramsAfterRestarts) {
     EXPECT_TRUE(rs[1].ok()) << rs[1].error;
   }
   EXPECT_EQ(worker.restarts(), 3);
+}
+
+// A worker that answers with an unreadable frame, or closes its result pipe,
+// and then lives on (the Python worker did so on a NaN loss, waiting for its
+// next request): reported as a crash and killed, never waited for without end.
+TEST(Isolation, WorkerThatMisbehavesAndLivesOnIsKilled) {
+  const std::string garbage =
+      "import os, struct, time\n"
+      "os.read(3, 1 << 20)\n"
+      "os.write(4, struct.pack('<I', 8) + struct.pack('<I', 4) + b'NaN!')\n"
+      "time.sleep(600)\n";
+  const std::string closes = "import os, time\nos.read(3, 1 << 20)\nos.close(4)\ntime.sleep(600)\n";
+  for (const auto& [script, expected] : {std::pair{garbage, "could not be read"}, std::pair{closes, "did not exit"}}) {
+    WorkerProcess worker({"/usr/bin/python3", "-c", script}, 0);
+    auto t0 = std::chrono::steady_clock::now();
+    auto rs = worker.run(request({"eager"}), 60000);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(rs.size(), 1u);
+    EXPECT_EQ(rs[0].status, RunStatus::crash);
+    EXPECT_NE(rs[0].error.find(expected), std::string::npos) << rs[0].error;
+    EXPECT_LT(seconds, 30) << "not the 60 s timeout, and not forever";
+  }
 }
 
 TEST(Isolation, MissingWorkerBinaryIsReported) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
@@ -116,6 +117,31 @@ TEST(PythonDistributed, PythonRunnersAreSupportedOverRanks) {
   EXPECT_TRUE(runner_supports("inductor", p));
   EXPECT_FALSE(runner_supports("aoti", p)) << "an exported program calls no collectives";
   EXPECT_EQ(reference_of("inductor", p), "py-eager") << "eager vs compiled, per rank";
+}
+
+// JSON has no NaN: a NaN loss once made the worker's reply unreadable (and the
+// executor wait for ever). It travels as null and comes back as NaN.
+TEST(PythonDistributed, NanLossesComeBackAsNan) {
+  if (!have_python_torch()) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  Executor ex(options());
+  for (int world : {1, 2}) {
+    Program p = parse("dlfuzz 1 seed=1 policy=0 mode=train device=cpu world=" + std::to_string(world) +
+                      " plan=" + (world == 1 ? "none" : "dp") +
+                      "\n"
+                      "input %x0 : f32[2,3] shard(0) range(-2.0,2.0)\n"
+                      "param %w0 : f32[3] range(-0.5,0.5)\n"
+                      "%1 : f32[2,3] = mul %x0, %w0\n"
+                      "%2 : f32[2,3] = log %1\n"
+                      "%3 : f32[] = sum %2\n"
+                      "return %2\n"
+                      "loss %3\n"
+                      "step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=2\n");
+    for (const RunResult& r : ex.run(p, {"eager", "py-eager"})) {
+      ASSERT_TRUE(r.ok()) << r.runner << " at world " << world << ": " << r.error;
+      ASSERT_FALSE(r.losses.empty()) << r.runner;
+      EXPECT_TRUE(std::isnan(r.losses[0])) << r.runner << " at world " << world << ": " << r.losses[0];
+    }
+  }
 }
 
 TEST(PythonDistributed, EagerRanksEqualTheCppRanks) {
