@@ -4,6 +4,7 @@
 // semantics), replicas agree step by step, torch.compile runs over the ranks,
 // and no rank process outlives the worker.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -97,17 +98,33 @@ void expect_python_equals_cpp(Executor& ex, const Program& p, const std::string&
   }
 }
 
-int rank_processes() {
-  // Rank processes of this build's worker only (the path names the source tree).
-  // "worker[.]py": the pattern must not match the shell that runs pgrep.
-  std::string cmd = "pgrep -f '" + std::string(DLFUZZ_SOURCE_DIR) + "/runners/python/worker[.]py --rank' | wc -l";
-  FILE* f = popen(cmd.c_str(), "r");
+int count_lines(const std::string& cmd) {
+  FILE* f = popen((cmd + " | wc -l").c_str(), "r");
   int n = -1;
   if (f) {
     if (fscanf(f, "%d", &n) != 1) n = -1;
     pclose(f);
   }
   return n;
+}
+
+// The Python worker this test process started (its child), or -1. Other
+// tests, run side by side by ctest -j, have workers and ranks of their own.
+int python_worker_pid() {
+  std::string cmd = "pgrep -P " + std::to_string(getpid()) + " -f '/runners/python/worker[.]py$'";
+  FILE* f = popen(cmd.c_str(), "r");
+  int pid = -1;
+  if (f) {
+    if (fscanf(f, "%d", &pid) != 1) pid = -1;
+    pclose(f);
+  }
+  return pid;
+}
+
+// Rank processes of that worker: their command line names it as --parent.
+// "worker[.]py": the pattern must not match the shell that runs pgrep.
+int rank_processes(int worker) {
+  return count_lines("pgrep -f 'worker[.]py --rank .* --parent " + std::to_string(worker) + " '");
 }
 }  // namespace
 
@@ -196,6 +213,7 @@ TEST(PythonDistributed, EagerRanksEqualTheCppRanks) {
 
 TEST(PythonDistributed, InductorRunsOverRanksAndLeavesNoProcessBehind) {
   if (!have_python_torch()) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  int worker = -1;
   {
     Executor ex(options());
     Program p = parse(train_program("dp", "step sgd lr=0.1 momentum=0.9 weight_decay=0.0 steps=2"));
@@ -205,12 +223,14 @@ TEST(PythonDistributed, InductorRunsOverRanksAndLeavesNoProcessBehind) {
     auto f = check_numeric(rs[0], rs[2], &rs[1]);
     EXPECT_FALSE(f) << (f ? f->detail : "");
     EXPECT_FALSE(check_rank_consistency(rs[2]));
-    EXPECT_EQ(rank_processes(), 2) << "the ranks are kept for the next program";
+    worker = python_worker_pid();
+    ASSERT_GT(worker, 0);
+    EXPECT_EQ(rank_processes(worker), 2) << "the ranks are kept for the next program";
   }
   // The executor killed its worker: the ranks die with it (PR_SET_PDEATHSIG).
   int left = -1;
   for (int i = 0; i < 50 && left != 0; ++i) {
-    left = rank_processes();
+    left = rank_processes(worker);
     if (left != 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(left, 0);
