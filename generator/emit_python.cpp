@@ -302,9 +302,9 @@ def run(fn):
             return torch.optim.AdamW(ps, lr=lr, weight_decay=weight_decay)
         data_parallel = world > 1 and PLAN in ("dp", "zero")
         opt = _DlfuzzZero(params, make_optimizer) if data_parallel and PLAN == "zero" else make_optimizer(params)
-        # Digests cover the replicated parameters (a tensor-parallel shard differs by design).
-        replicated = [p for p, i in zip(params, PARAMS) if world == 1 or INPUTS[i][6] < 0]
+        # Tensor-parallel shards differ by design: digests cover the replicated params.
         split = [world > 1 and INPUTS[i][6] >= 0 for i in PARAMS]
+        replicated = [p for p, s in zip(params, split) if not s]
         for step in range(steps):
             for p in params:
                 p.grad = None

@@ -1,7 +1,8 @@
 // A runner over the ranks of a program with world > 1: W threads (or W
 // processes, rank_processes.h), each with its own instance of the runner and
-// a Gloo rank, each running the program on its shards; the results folded into one (outputs and losses of every rank,
-// per-rank parameter digests for the rank-consistency oracle).
+// a Gloo rank, each running the program on its shards; the results folded
+// into one (outputs and losses of every rank, per-rank parameter digests for
+// the rank-consistency oracle).
 //
 // Names it serves besides every runner's own:
 //   RUNNER@1            the one-process reference of a training plan: a

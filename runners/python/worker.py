@@ -196,10 +196,17 @@ def set_collective_timeout(timeout):
         torch.distributed.set_timeout(timeout)
 
 
-def run_one(runner, source, warmup):
+def new_result(runner, **fields):
+    """A runner's result with every field the C++ side reads; `fields` override."""
     result = {"runner": runner, "status": "ok", "stage": "none", "error": "", "losses": [], "setup_ms": 0.0,
               "run_ms": 0.0, "total_ms": 0.0, "versions": VERSION, "outputs": [], "grads": [], "params": [],
               "digests": []}
+    result.update(fields)
+    return result
+
+
+def run_one(runner, source, warmup):
+    result = new_result(runner)
     t0 = time.perf_counter()
     stage = "setup"
     try:
@@ -321,9 +328,7 @@ class RankPool:
             code = proc.wait()
             error = (f"signal {-code} ({signal.Signals(-code).name})" if code < 0
                      else f"rank process exited with status {code}")
-            results[i] = {"runner": runner, "status": "crash", "stage": "run", "error": error, "losses": [],
-                          "setup_ms": 0.0, "run_ms": 0.0, "total_ms": 0.0, "versions": VERSION, "outputs": [],
-                          "grads": [], "params": [], "digests": []}
+            results[i] = new_result(runner, status="crash", stage="run", error=error)
         return results
 
 

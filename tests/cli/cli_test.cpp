@@ -371,9 +371,6 @@ TEST(LibFuzzer, TargetRunsInputsAndCountsFeatures) {
       << "inputs with new features are kept";
 }
 
-}  // namespace dlfuzz
-
-namespace dlfuzz {
 // A program on cuda is also compared with CPU eager (eager@cpu, arbitrated by
 // eager64@cpu). Without a GPU the CPU references still run and the CUDA ones
 // fail at setup, so nothing is reported; with one, a correct path agrees
@@ -398,4 +395,5 @@ TEST(Cli, CudaProgramsAreComparedWithCpuEagerToo) {
   if (by_runner["eager"]["status"] != "ok")
     EXPECT_NE(by_runner["eager"]["error"].get<std::string>().find("sees no CUDA device"), std::string::npos) << o.out;
 }
+
 }  // namespace dlfuzz
