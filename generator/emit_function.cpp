@@ -36,7 +36,9 @@ int mem_format_code(MemFormat m) {
   return m == MemFormat::contiguous ? 0 : m == MemFormat::preserve ? 1 : 2;
 }
 
-std::string py_literal(const Program& p, const ArgValue& v, bool ts) {
+std::string py_literal(const Program& p, const ArgValue& v, bool ts, bool float64) {
+  if (float64 && std::holds_alternative<DType>(v) && is_float(std::get<DType>(v)))
+    return py_literal(p, ArgValue(DType::f64), ts, false);  // the float64 twin
   if (ts && std::holds_alternative<DType>(v)) return std::to_string(dtype_c10_code(std::get<DType>(v)));
   if (ts && std::holds_alternative<MemFormat>(v)) return std::to_string(mem_format_code(std::get<MemFormat>(v)));
   struct V {
@@ -61,7 +63,7 @@ std::string py_literal(const Program& p, const ArgValue& v, bool ts) {
 
 class FunctionWriter {
  public:
-  FunctionWriter(const Program& p, bool ts) : p_(p), ts_(ts) {}
+  FunctionWriter(const Program& p, const EmitOptions& o) : p_(p), ts_(o.torchscript), f64_(o.float64) {}
 
   std::string write(const std::string& name, bool method) {
     std::vector<std::string> params;
@@ -96,12 +98,12 @@ class FunctionWriter {
       for (const auto& prm : spec->params)
         if (prm.positional) order.push_back(prm.name);
     for (const auto& name : order)
-      if (const Arg* a = n.arg(name)) pos.push_back(py_literal(p_, a->value, ts_));
+      if (const Arg* a = n.arg(name)) pos.push_back(py_literal(p_, a->value, ts_, f64_));
     for (const auto& a : n.args) {
       const ParamSpec* ps = spec->param(a.name);
       if (!ps || (!ps->in_python && !ts_)) continue;
       if (std::find(order.begin(), order.end(), a.name) != order.end()) continue;
-      kw.push_back(a.name + "=" + py_literal(p_, a.value, ts_));
+      kw.push_back(a.name + "=" + py_literal(p_, a.value, ts_, f64_));
     }
     if (!fn.empty() && fn[0] == '.') {
       // A method on the first positional argument.
@@ -161,13 +163,21 @@ class FunctionWriter {
 
   const Program& p_;
   bool ts_;
+  bool f64_;  // floating dtype literals as float64
   std::string out_;
 };
 
 }  // namespace
 
+std::string emit_function(const Program& p, const std::string& name, const EmitOptions& options) {
+  return FunctionWriter(p, options).write(name, options.method);
+}
+
 std::string emit_function(const Program& p, const std::string& name, bool torchscript, bool method) {
-  return FunctionWriter(p, torchscript).write(name, method);
+  EmitOptions o;
+  o.torchscript = torchscript;
+  o.method = method;
+  return emit_function(p, name, o);
 }
 
 std::string emit_torchscript(const Program& p) { return emit_function(p, "forward", true); }

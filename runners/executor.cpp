@@ -72,7 +72,7 @@ std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::st
       if (!python_)
         python_ = std::make_unique<WorkerProcess>(std::vector<std::string>{opt_.python, opt_.python_worker}, 0);
       WorkerRequest req;
-      req.python = emit_python(p);
+      req.python_program = python_worker_program(p);
       req.runners = python;
       req.warmup = std::min(opt_.warmup, 2);  // torch.compile compiles on the first call
       python_results = python_->run(req, opt_.timeout_ms);

@@ -95,7 +95,7 @@ void WorkerProcess::stop() {
 
 namespace {
 std::string request_json(const WorkerRequest& req, size_t first) {
-  nlohmann::json j = {{"program", req.program},  {"python", req.python},
+  nlohmann::json j = {{"program", req.program},  {"python_program", req.python_program},
                       {"warmup", req.warmup},    {"backend", req.backend},
                       {"rank_processes", req.rank_processes}, {"rank", req.rank},
                       {"world", req.world},      {"store_port", req.store_port}};

@@ -5,6 +5,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,9 @@ namespace dlfuzz {
 
 struct WorkerRequest {
   std::string program;  // .dlf text (C++ worker)
-  std::string python;   // emitted Python (Python worker)
+  // Python worker: the program's metadata and function sources
+  // (python_worker_program in generator/emit.h).
+  nlohmann::json python_program;
   std::vector<std::string> runners;
   int warmup = 3;
   std::string backend = "gloo";  // process groups of programs with world > 1

@@ -2,20 +2,23 @@
 """dlfuzz's Python worker: runs programs through PyTorch 2.x's compiled paths.
 
 Started by dlfuzz with requests on fd 3 and results on fd 4 (length-prefixed
-frames). A request carries the standalone repro dlfuzz emits for the program
-(which defines INPUTS, PARAMS, TRAIN, program() and run()) and a list of
-runners. Each result is a JSON header followed by the tensors' raw bytes,
-the format runners/wire.cpp decodes.
+frames). A request carries the program as "python_program" (its metadata, and
+its function's source twice: as declared and with float64 dtypes; see
+python_worker_program in generator/emit.h) and a list of runners. The program
+runs through dlfuzz_runtime.py, beside this file, the text the standalone repro
+inlines. Each result is a JSON header followed by the tensors' raw bytes, the
+format runners/wire.cpp decodes.
 
 Runners:
   py-eager          the program, eagerly (the reference for the others)
-  py-eager64        the same with every float dtype replaced by float64
+  py-eager64        the same in float64: float inputs, dtype literals and the default dtype
   inductor          torch.compile (default mode, Inductor)
   inductor-dynamic  torch.compile(dynamic=True)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   aoti              torch.export + AOTInductor (inference programs)
 
-A program over several ranks (WORLD > 1 in its source) runs each runner on
+The eager runners also run on torch 1.13 (Debian's python3: no torch.compile).
+A program over several ranks (world > 1) runs each runner on
 WORLD rank processes (this file with --rank), each a Gloo rank over a TCPStore
 on 127.0.0.1 that this worker serves; their results are folded into one as
 runners/distributed/dist_runner.cpp folds its threads'. The ranks are kept for
@@ -30,7 +33,6 @@ import json
 import math
 import os
 import pickle
-import select
 import signal
 import struct
 import subprocess
@@ -56,9 +58,13 @@ if "--rank" in sys.argv:  # a rank process dies with the worker, even while it i
 
 import torch  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dlfuzz_runtime as rt  # noqa: E402
+
 IN_FD, OUT_FD = 3, 4
-VERSION = f"torch {torch.__version__} (pip)"
-FLOAT_DTYPES = ("torch.float32", "torch.float16", "torch.bfloat16")
+# The torch this worker runs, and where from: "(pip)" for a virtual environment
+# (the project's .venv), else the interpreter (Debian's /usr/bin/python3: torch 1.13).
+VERSION = f"torch {torch.__version__} ({'pip' if sys.prefix != sys.base_prefix else sys.executable})"
 
 
 # A rank waiting in a collective longer than this fails (as the C++ ranks'
@@ -107,7 +113,9 @@ def tensor_meta(t, blob):
     if t is None:
         return None
     t = t.detach().cpu().clone().contiguous()
-    data = bytes(t.untyped_storage())[: t.numel() * t.element_size()]
+    # untyped_storage() is torch 2.x; torch 1.13 spells it storage().untyped().
+    storage = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage().untyped()
+    data = bytes(storage)[: t.numel() * t.element_size()]
     meta = {"dtype": DTYPE_NAMES[t.dtype], "shape": list(t.shape), "offset": len(blob), "nbytes": len(data)}
     blob += data
     return meta
@@ -128,19 +136,18 @@ def encode(result):
     return struct.pack("<I", len(meta)) + meta + bytes(blob)
 
 
-def load(source, fp64):
-    if fp64:
-        for name in FLOAT_DTYPES:
-            source = source.replace(name, "torch.float64")
-    ns = {"__name__": "dlfuzz_program"}
-    exec(compile(source, "<dlfuzz program>", "exec"), ns)
-    return ns
+def load(program, fp64):
+    """The program's metadata and function; py-eager64's twin is the float64 source
+    the emitter wrote (no text replacement) with the runtime's float64 flag."""
+    meta = rt.ProgramMeta.from_json(program, float64=fp64)
+    return meta, rt.define_program(program["function_fp64" if fp64 else "function"])
 
 
-def compiled_fn(runner, ns):
-    fn = ns["program"]
+def compiled_fn(runner, meta, fn):
     if runner in ("py-eager", "py-eager64"):
         return fn
+    if not hasattr(torch, "compile"):
+        raise RuntimeError(f"{runner} needs torch.compile (PyTorch 2.x); this is torch {torch.__version__}")
     if runner == "inductor":
         return torch.compile(fn)
     if runner == "inductor-dynamic":
@@ -148,17 +155,17 @@ def compiled_fn(runner, ns):
     if runner == "aot-eager":
         return torch.compile(fn, backend="aot_eager")
     if runner == "aoti":
-        return aoti_fn(ns)
+        return aoti_fn(meta, fn)
     raise ValueError(f"unknown runner {runner}")
 
 
-def aoti_fn(ns):
+def aoti_fn(meta, fn):
     """torch.export the program, compile it with AOTInductor, load the package."""
-    inputs = [ns["build_input"](i, *spec) for i, spec in enumerate(ns["INPUTS"])]
+    inputs = rt.build_inputs(meta)
 
     class Program(torch.nn.Module):
         def forward(self, *args):
-            return ns["program"](*args)
+            return fn(*args)
 
     with torch.no_grad():
         exported = torch.export.export(Program(), tuple(inputs))
@@ -205,24 +212,22 @@ def new_result(runner, **fields):
     return result
 
 
-def run_one(runner, source, warmup):
+def run_one(runner, program, warmup):
     result = new_result(runner)
     t0 = time.perf_counter()
     stage = "setup"
     try:
-        ns = load(source, runner == "py-eager64")
-        if runner == "py-eager64":
-            torch.set_default_dtype(torch.float64)
+        meta, program_fn = load(program, runner == "py-eager64")
         stage = "compile"
-        fn = compiled_fn(runner, ns)
+        fn = compiled_fn(runner, meta, program_fn)
         result["setup_ms"] = (time.perf_counter() - t0) * 1000
         t1 = time.perf_counter()
         stage = "run"
-        set_collective_timeout(COLLECTIVE_TIMEOUT if fn is ns["program"] else COMPILE_TIMEOUT)
+        set_collective_timeout(COLLECTIVE_TIMEOUT if fn is program_fn else COMPILE_TIMEOUT)
         for _ in range(warmup):  # compilation happens on the first calls
-            ns["run"](fn)
+            rt.run(meta, fn)
         set_collective_timeout(COLLECTIVE_TIMEOUT)
-        got = ns["run"](fn)
+        got = rt.run(meta, fn)
         result["run_ms"] = (time.perf_counter() - t1) * 1000
         result["outputs"] = list(got["outputs"])
         result["losses"] = list(got["losses"])
@@ -239,18 +244,9 @@ def run_one(runner, source, warmup):
     finally:
         result["total_ms"] = (time.perf_counter() - t0) * 1000
         torch.set_default_dtype(torch.float32)
-        torch._dynamo.reset()
+        if hasattr(torch, "_dynamo"):  # torch 2.x: forget this program's compiled code
+            torch._dynamo.reset()
     return result
-
-
-def program_plan(source):
-    """WORLD, PLAN and the params' shard dims, from the repro's constants."""
-    ns = {"__name__": "dlfuzz_plan"}
-    try:
-        exec(compile(source, "<dlfuzz program>", "exec"), ns)
-    except Exception:  # the ranks report it
-        return 1, "none", []
-    return ns.get("WORLD", 1), ns.get("PLAN", "none"), [ns["INPUTS"][i][6] for i in ns["PARAMS"]]
 
 
 def fold(runner, plan, param_shards, ranks):
@@ -311,9 +307,9 @@ class RankPool:
             os.close(res_r)
         self.ranks = []
 
-    def run(self, runner, source, warmup):
+    def run(self, runner, program, warmup):
         """One result per rank; a rank that dies becomes a crash result."""
-        request = pickle.dumps({"runner": runner, "python": source, "warmup": warmup})
+        request = pickle.dumps({"runner": runner, "python_program": program, "warmup": warmup})
         results = [None] * self.world
         for i, (proc, req_w, _) in enumerate(self.ranks):
             try:
@@ -355,7 +351,7 @@ def rank_main(args):
         if frame is None:
             return 0
         req = pickle.loads(frame)
-        result = run_one(req["runner"], req["python"], req["warmup"])
+        result = run_one(req["runner"], req["python_program"], req["warmup"])
         for key in ("outputs", "grads", "params"):  # plain CPU tensors travel
             result[key] = [None if t is None else t.detach().cpu().clone() for t in result[key]]
         write_frame(pickle.dumps(result), res_fd)
@@ -370,18 +366,20 @@ def main():
             if frame is None:
                 return 0
             req = json.loads(frame)
-            world, plan, param_shards = program_plan(req["python"])
+            program = req["python_program"]
+            world, plan = int(program["world"]), program["plan"]
+            param_shards = [int(program["inputs"][i][6]) for i in program["params"]]
             warmup = int(req.get("warmup", 3))
             for runner in req["runners"]:
                 if world == 1:
-                    write_frame(encode(run_one(runner, req["python"], warmup)))
+                    write_frame(encode(run_one(runner, program, warmup)))
                     continue
                 if pool is not None and pool.world != world:
                     pool.close()
                     pool = None
                 if pool is None:
                     pool = RankPool(world)
-                ranks = pool.run(runner, req["python"], warmup)
+                ranks = pool.run(runner, program, warmup)
                 result = fold(runner, plan, param_shards, ranks)
                 if result["status"] != "ok":  # a collective may be left half done
                     pool.close()

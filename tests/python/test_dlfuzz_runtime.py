@@ -1,0 +1,185 @@
+"""Unit tests of runners/python/dlfuzz_runtime.py, the runtime the Python worker imports and
+the emitted repro inlines. Plain unittest (no pytest), so they run on any PyTorch from 1.13 on:
+ctest runs them with the project's .venv (PyTorch 2.x) and with Debian's python3 (torch 1.13).
+
+    .venv/bin/python -m unittest discover -s tests/python
+"""
+import math
+import os
+import sys
+import unittest
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runners", "python"))
+import dlfuzz_runtime as rt  # noqa: E402
+
+
+def meta(inputs, params=(), train=None, float64=False, seed=42, world=1, plan="none"):
+    return rt.ProgramMeta(seed, "cpu", world, plan, inputs, list(params), train, float64)
+
+
+# (shape, dtype, init, lo, hi, layout, shard_dim, whole), as the emitter writes them.
+X = ([4, 3], torch.float32, "uniform", -2.0, 2.0, "contiguous", -1, 0)
+W = ([3, 2], torch.float32, "normal", 0.0, 0.5, "contiguous", -1, 0)
+
+# A tiny program as the emitter writes it: matmul, then (training) an MSE loss.
+INFER_SRC = """def program(x0, w0):
+    v1 = torch.matmul(x0, w0)
+    v2 = torch.tanh(v1)
+    return (v2,)
+"""
+TRAIN_SRC = """def program(x0, w0):
+    v1 = torch.matmul(x0, w0)
+    v2 = torch.tanh(v1)
+    v3 = torch.mean(torch.mul(v2, v2))
+    return (v2, v3)
+"""
+
+
+class _FakeWorld:
+    """Makes _dlfuzz_world/_dlfuzz_rank report a world without a process group."""
+
+    def __init__(self, world, rank):
+        self.world, self.rank = world, rank
+
+    def __enter__(self):
+        self.saved = rt._dlfuzz_world, rt._dlfuzz_rank
+        rt._dlfuzz_world, rt._dlfuzz_rank = (lambda: self.world), (lambda: self.rank)
+
+    def __exit__(self, *exc):
+        rt._dlfuzz_world, rt._dlfuzz_rank = self.saved
+
+
+class BuildInputs(unittest.TestCase):
+    def test_deterministic_and_seeded(self):
+        a = rt.build_inputs(meta([X, W]))
+        b = rt.build_inputs(meta([X, W]))
+        for x, y in zip(a, b):
+            self.assertTrue(torch.equal(x, y))
+        self.assertFalse(torch.equal(a[0], rt.build_inputs(meta([X, W], seed=43))[0]))
+        # The input's index is part of the formula: the same spec twice gives other values.
+        c = rt.build_inputs(meta([X, X]))
+        self.assertFalse(torch.equal(c[0], c[1]))
+
+    def test_uniform_range_dtype_and_layouts(self):
+        x, = rt.build_inputs(meta([X]))
+        self.assertEqual(x.dtype, torch.float32)
+        self.assertEqual(list(x.shape), [4, 3])
+        self.assertTrue(bool((x >= -2).all()) and bool((x < 2).all()))
+        ints, = rt.build_inputs(meta([([5], torch.int64, "uniform", 0.0, 10.0, "contiguous", -1, 0)]))
+        self.assertEqual(ints.dtype, torch.int64)
+        zeros, ones = rt.build_inputs(meta([([2], torch.float32, "zeros", 0.0, 0.0, "contiguous", -1, 0),
+                                            ([2], torch.float32, "ones", 0.0, 0.0, "contiguous", -1, 0)]))
+        self.assertEqual(zeros.tolist(), [0.0, 0.0])
+        self.assertEqual(ones.tolist(), [1.0, 1.0])
+        cl, st = rt.build_inputs(meta([([1, 2, 3, 3], torch.float32, "uniform", -1.0, 1.0, "channels_last", -1, 0),
+                                       ([3, 4], torch.float32, "uniform", -1.0, 1.0, "strided", -1, 0)]))
+        self.assertTrue(cl.is_contiguous(memory_format=torch.channels_last))
+        self.assertFalse(st.is_contiguous())
+
+    def test_json_spelling(self):
+        # The worker's metadata: dtypes as strings, non-finite floats as strings.
+        m = rt.ProgramMeta.from_json({"seed": 1, "device": "cpu", "world": 1, "plan": "none", "params": [],
+                                      "inputs": [[[2], "torch.float16", "uniform", "-inf", 1.0, "contiguous", -1, 0]],
+                                      "train": ["sgd", 0.1, 0, 0, 2]})
+        self.assertEqual(m.inputs[0][1], torch.float16)
+        self.assertEqual(m.inputs[0][3], -math.inf)
+        self.assertEqual(m.train, ("sgd", 0.1, 0.0, 0.0, 2))
+
+    def test_even_shards(self):
+        spec = ([2, 3], torch.float32, "uniform", -1.0, 1.0, "contiguous", 0, 0)
+        whole, = rt.build_inputs(meta([([4, 3],) + spec[1:6] + (-1, 0)]))
+        for rank in range(2):
+            with _FakeWorld(2, rank):
+                part, = rt.build_inputs(meta([spec], world=2))
+            self.assertTrue(torch.equal(part, whole[2 * rank:2 * rank + 2]))
+
+    def test_uneven_shards_split_as_tensor_split(self):
+        # shard(0,7) over 3 ranks: sizes 3, 2, 2, the slices torch.tensor_split gives.
+        spec = ([3, 2], torch.float32, "uniform", -1.0, 1.0, "contiguous", 0, 7)
+        whole, = rt.build_inputs(meta([([7, 2],) + spec[1:6] + (-1, 0)]))
+        expected = torch.tensor_split(whole, 3, 0)
+        for rank in range(3):
+            with _FakeWorld(3, rank):
+                part, = rt.build_inputs(meta([spec], world=3))
+            self.assertEqual(part.shape[0], [3, 2, 2][rank])
+            self.assertTrue(torch.equal(part, expected[rank]))
+
+    def test_zero_slices(self):
+        # ZeRO's slices of a flattened param: uneven, empty on late ranks of small params.
+        self.assertEqual([rt._dlfuzz_slice(5, r, 2) for r in range(2)], [(0, 3), (3, 5)])
+        self.assertEqual([rt._dlfuzz_slice(1, r, 3) for r in range(3)], [(0, 1), (1, 1), (1, 1)])
+
+
+class MaxDiff(unittest.TestCase):
+    def test_rules(self):
+        t = torch.tensor
+        nan, inf = float("nan"), float("inf")
+        self.assertEqual(rt.max_diff(None, None), 0.0)
+        self.assertEqual(rt.max_diff(t([1.0]), None), inf)
+        self.assertEqual(rt.max_diff(t([1.0, 2.0]), t([1.0])), inf)  # shape
+        self.assertEqual(rt.max_diff(t([1.0]), t([1.0], dtype=torch.float64)), inf)  # dtype
+        self.assertEqual(rt.max_diff(torch.empty(0), torch.empty(0)), 0.0)
+        self.assertAlmostEqual(rt.max_diff(t([1.0, 2.0]), t([1.5, 2.0])), 0.5)
+        self.assertEqual(rt.max_diff(t([nan, 1.0]), t([nan, 1.0])), 0.0)  # NaN equals NaN
+        self.assertEqual(rt.max_diff(t([nan]), t([1.0])), inf)  # NaN against a number
+        self.assertEqual(rt.max_diff(t([inf, -inf]), t([inf, -inf])), 0.0)  # the same infinity
+        self.assertEqual(rt.max_diff(t([inf]), t([-inf])), inf)
+        self.assertEqual(rt.max_diff(t([inf]), t([1.0])), inf)
+
+
+class Run(unittest.TestCase):
+    def test_inference(self):
+        m = meta([X, W])
+        got = rt.run(m, rt.define_program(INFER_SRC))
+        x, w = rt.build_inputs(m)
+        self.assertEqual(len(got["outputs"]), 1)
+        self.assertTrue(torch.allclose(got["outputs"][0], torch.tanh(x @ w)))
+        self.assertEqual(got["losses"], [])
+        self.assertEqual(got["grads"], [])
+
+    def test_training_steps_update_params(self):
+        m = meta([X, W], params=[1], train=("sgd", 0.5, 0.0, 0.0, 3))
+        got = rt.run(m, rt.define_program(TRAIN_SRC))
+        self.assertEqual(len(got["losses"]), 3)
+        self.assertLess(got["losses"][-1], got["losses"][0])  # SGD on a mean of squares goes down
+        self.assertEqual(len(got["grads"]), 1)
+        self.assertEqual(got["grads"][0].shape, torch.Size([3, 2]))
+        _, w0 = rt.build_inputs(m)
+        self.assertFalse(torch.equal(got["params"][0], w0))
+        # Deterministic, and Adam/AdamW run too.
+        self.assertEqual(rt.run(m, rt.define_program(TRAIN_SRC))["losses"], got["losses"])
+        for opt in ("adam", "adamw"):
+            r = rt.run(meta([X, W], params=[1], train=(opt, 0.01, 0.0, 0.01, 2)), rt.define_program(TRAIN_SRC))
+            self.assertEqual(len(r["losses"]), 2)
+
+    def test_float64_flag(self):
+        m64 = meta([X, W], params=[1], train=("sgd", 0.5, 0.0, 0.0, 2), float64=True)
+        got = rt.run(m64, rt.define_program(TRAIN_SRC))
+        self.assertEqual(got["outputs"][0].dtype, torch.float64)
+        self.assertEqual(got["grads"][0].dtype, torch.float64)
+        self.assertEqual(got["params"][0].dtype, torch.float64)
+        self.assertEqual(torch.get_default_dtype(), torch.float32)  # restored after the run
+        # Built in float64 from the same float64 formula: float32's values, less rounding.
+        x32, = rt.build_inputs(meta([X]))
+        x64, = rt.build_inputs(meta([X], float64=True))
+        self.assertEqual(x64.dtype, torch.float64)
+        self.assertTrue(torch.allclose(x64.float(), x32))
+        ints, = rt.build_inputs(meta([([3], torch.int32, "uniform", 0.0, 5.0, "contiguous", -1, 0)], float64=True))
+        self.assertEqual(ints.dtype, torch.int32)  # only floating inputs change
+        # The default dtype is float64 during the run: a Python float makes a float64 tensor.
+        src = "def program(x0):\n    return (torch.tensor(0.5) + x0.sum(),)\n"
+        self.assertEqual(rt.run(meta([X], float64=True), rt.define_program(src))["outputs"][0].dtype, torch.float64)
+
+    def test_to_json_and_compiled_eager(self):
+        fn = rt.define_program(INFER_SRC)
+        self.assertIs(rt.compiled(fn, "eager"), fn)
+        j = rt.to_json(rt.run(meta([X, W]), fn))
+        self.assertEqual(j["outputs"][0]["shape"], [4, 2])
+        self.assertEqual(j["outputs"][0]["dtype"], "torch.float32")
+        self.assertEqual(len(j["outputs"][0]["values"]), 8)
+
+
+if __name__ == "__main__":
+    unittest.main()
