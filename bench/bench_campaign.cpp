@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "generator/generator.h"
 #include "runners/runner.h"
 

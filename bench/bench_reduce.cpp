@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "generator/dlf.h"
 #include "reducers/delta.h"
 #include "triage/store.h"
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   std::vector<int> sizes_a, sizes_b;
   while (st.step() && n < max_bugs) {
     std::string runner = st.column_text(3);
-    if (is_python_runner(runner)) continue;  // seconds per query: left to the note's separate runs
+    if (runner_spec(runner).worker() == WorkerKind::python) continue;  // seconds per query: left to the note's separate runs
     ParseResult pr = parse_program(st.column_text(2));
     if (!pr.ok()) continue;
     std::string sig = st.column_text(1);

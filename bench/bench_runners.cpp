@@ -5,7 +5,7 @@
 // iterations. Run: build/bench/bench_runners
 #include <benchmark/benchmark.h>
 
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "generator/generator.h"
 #include "runners/executor.h"
 
@@ -24,7 +24,7 @@ const std::vector<dlfuzz::Program>& sample() {
 void BM_Runner(benchmark::State& state, const std::string& name) {
   dlfuzz::ExecutorOptions eo = dlfuzz::default_executor_options();
   eo.dlfuzz_binary = DLFUZZ_BINARY;
-  if (dlfuzz::is_python_runner(name) && eo.python.empty()) {
+  if (dlfuzz::runner_spec(name).worker() == dlfuzz::WorkerKind::python && eo.python.empty()) {
     state.SkipWithError("no .venv with PyTorch 2.x");
     return;
   }
@@ -34,7 +34,7 @@ void BM_Runner(benchmark::State& state, const std::string& name) {
   int64_t ok = 0, failed = 0, skipped = 0;
   for (auto _ : state) {
     const auto& p = sample()[i++ % sample().size()];
-    if (!dlfuzz::runner_supports(name, p)) {
+    if (!dlfuzz::runner_spec(name).supports(p)) {
       ++skipped;
       continue;
     }

@@ -14,7 +14,7 @@
 #include <set>
 #include <thread>
 
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "triage/store.h"
@@ -106,7 +106,7 @@ int run_campaign(const CampaignOptions& opt) {
     return 2;
   }
   std::vector<std::string> native, python;
-  for (const auto& r : opt.runners) (is_python_runner(r) ? python : native).push_back(r);
+  for (const auto& r : opt.runners) (runner_spec(r).worker() == WorkerKind::python ? python : native).push_back(r);
   ExecutorOptions eo = default_executor_options();
   if (!python.empty() && eo.python.empty()) {
     std::cerr << "dlfuzz fuzz: runners " << fmt::format("{}", fmt::join(python, ","))

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/campaign.h"
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "cli/load.h"
 #include "cli/options.h"
 #include "cli/commands.h"
@@ -59,7 +59,8 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
         if (!python) std::cerr << "dlfuzz fuzz: no PyTorch 2.x in .venv (scripts/setup.sh installs it): fuzzing LibTorch only\n";
         std::vector<std::string> keep;
         for (const auto& name : CLI::detail::split(kDefaultFuzzRunners, ','))
-          if (is_python_runner(name) ? python : make_runner(name) != nullptr) keep.push_back(name);
+          if (runner_spec(name).worker() == WorkerKind::python ? python : make_runner(name) != nullptr)
+            keep.push_back(name);
         o->runners = fmt::format("{}", fmt::join(keep, ","));
       }
       if (!o->time.empty()) {

@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 
 namespace dlfuzz::cli {
 

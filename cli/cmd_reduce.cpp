@@ -14,7 +14,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "cli/load.h"
 #include "generator/dlf.h"
 #include "generator/emit.h"

@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "cli/load.h"
 #include "cli/options.h"
 #include "generator/verify.h"

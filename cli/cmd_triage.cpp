@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "generator/dlf.h"
 #include "triage/html_report.h"
 #include "triage/merge.h"

@@ -21,5 +21,6 @@ void add_reduce(CLI::App& app, std::function<int()>* action);
 void add_triage(CLI::App& app, std::function<int()>* action);
 void add_gate(CLI::App& app, std::function<int()>* action);
 void add_libfuzzer(CLI::App& app, std::function<int()>* action);
+void add_runners(CLI::App& app, std::function<int()>* action);
 
 }  // namespace dlfuzz::cli

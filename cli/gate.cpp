@@ -9,7 +9,7 @@
 #include <set>
 
 #include "cli/campaign.h"
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "oracles/perf_compare.h"
@@ -47,9 +47,9 @@ int run_gate(const GateOptions& opt) {
       return 2;
     }
     candidate = opt.baseline + "+plugin:" + path;
-    if (!runs_plugin_passes(opt.baseline)) {
-      std::cerr << "dlfuzz gate: a plugin's passes run under a TorchScript baseline (ts, ts-nnc, ts-legacy), not "
-                << opt.baseline << "\n";
+    std::string error;
+    if (!parse_runner(candidate, &error)) {
+      std::cerr << "dlfuzz gate: " << error << "\n";
       return 2;
     }
   }

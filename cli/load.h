@@ -9,9 +9,8 @@
 #include <fmt/ranges.h>
 
 #include "generator/dlf.h"
-#include "runners/distributed/dist_runner.h"
-#include "runners/executor.h"
 #include "runners/runner.h"
+#include "runners/runner_spec.h"
 
 namespace dlfuzz::cli {
 
@@ -24,15 +23,20 @@ inline std::optional<Program> load_or_report(const std::string& path) {
   return std::move(r.program);
 }
 
-// True when every name is a runner this build has; else prints which is not.
+// True when every name is a runner of the table (`dlfuzz runners`) that this
+// build has; else prints which is not and why.
 inline bool check_runner_names(const std::string& cmd, const std::vector<std::string>& names) {
-  const auto& dist = distributed_fault_names();
   for (const auto& given : names) {
-    std::string name = is_one_process_runner(given) ? given.substr(0, given.size() - 2) : given;
-    if (!is_python_runner(name) && !make_runner(name) && std::find(dist.begin(), dist.end(), name) == dist.end()) {
-      std::cerr << fmt::format("dlfuzz {}: unknown runner '{}' (known: {}, {}, {}; RUNNER@1 for one process)\n", cmd, given,
-                               fmt::join(runner_names(), ", "), fmt::join(python_runner_names(), ", "),
-                               fmt::join(dist, ", "));
+    std::string error;
+    auto spec = parse_runner(given, &error);
+    if (spec && spec->worker() == WorkerKind::native && spec->env.empty() && !spec->one_process &&
+        spec->row->needs != RunnerNeeds::dp && !make_runner(given, &error))
+      spec.reset();
+    if (!spec) {
+      std::vector<std::string> known;
+      for (const auto& row : runner_table()) known.push_back(row.name);
+      std::cerr << fmt::format("dlfuzz {}: {} (known: {}; `dlfuzz runners` lists them with their suffixes)\n", cmd,
+                               error, fmt::join(known, ", "));
       return false;
     }
   }

@@ -27,7 +27,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/evaluate.h"
+#include "oracles/evaluate.h"
 #include "generator/choice_mutator.h"
 #include "generator/choices.h"
 #include "generator/dlf.h"

@@ -1,87 +1,104 @@
 #include "runners/executor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 
 #include "generator/dlf.h"
 #include "generator/emit.h"
 
+#ifndef DLFUZZ_SOURCE_DIR
+#define DLFUZZ_SOURCE_DIR "."
+#endif
+
 namespace dlfuzz {
 
-const std::vector<std::string>& python_runner_names() {
-  static const std::vector<std::string> names = {"py-eager", "py-eager64", "inductor", "inductor-dynamic",
-                                                 "aot-eager", "aoti"};
-  return names;
-}
-
-bool is_python_runner(const std::string& name) {
-  const auto& n = python_runner_names();
-  return std::find(n.begin(), n.end(), name) != n.end();
-}
-
-std::string reference_of(const std::string& runner, const Program& p) {
-  if (is_python_runner(runner)) return "py-eager";
-  return p.plan.has_one_process_reference() ? "eager@1" : "eager";
-}
-std::string fp64_reference_of(const std::string& runner, const Program& p) {
-  if (is_python_runner(runner)) return "py-eager64";
-  return p.plan.has_one_process_reference() ? "eager64@1" : "eager64";
-}
-
-std::vector<std::string> cross_device_references(const Program& p) {
-  if (p.device != "cuda" || p.plan.world > 1) return {};
-  return {"eager@cpu", "eager64@cpu"};
-}
-
-bool runner_supports(const std::string& runner, const Program& p) {
-  if (p.is_training() && (runner == "frozen" || runner == "static" || runner == "aoti")) return false;
-  if (p.device == "cuda" && runner == "static") return false;  // Static Runtime is CPU only
-  // Python runners run every rank as a process (runners/python/worker.py); AOTInductor's
-  // exported program has no collectives to call.
-  if (p.plan.world > 1 && runner == "aoti") return false;
-  if (runner.rfind("fault-dist-", 0) == 0) return p.plan.data_parallel();
-  return true;
+ExecutorOptions default_executor_options() {
+  ExecutorOptions o;
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  o.dlfuzz_binary = n > 0 ? std::string(buf, n) : "dlfuzz";
+  o.source_dir = DLFUZZ_SOURCE_DIR;
+  std::string python = std::getenv("DLFUZZ_PYTHON") ? std::getenv("DLFUZZ_PYTHON") : "";
+  if (python.empty() && std::filesystem::exists(o.source_dir + "/.venv/bin/python"))
+    python = o.source_dir + "/.venv/bin/python";
+  o.python = python;
+  o.python_worker = o.source_dir + "/runners/python/worker.py";
+  return o;
 }
 
 Executor::Executor(ExecutorOptions opt) : opt_(std::move(opt)) {}
 
 int Executor::restarts() const {
-  return (native_ ? native_->restarts() : 0) + (python_ ? python_->restarts() : 0);
+  int n = 0;
+  for (const auto& [_, w] : workers_) n += w->restarts();
+  return n;
 }
 
-std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::string>& runners) {
-  std::vector<std::string> native, python;
-  for (const auto& r : runners) (is_python_runner(r) ? python : native).push_back(r);
-  std::vector<RunResult> native_results, python_results;
-  if (!native.empty()) {
-    if (!native_) native_ = std::make_unique<WorkerProcess>(std::vector<std::string>{opt_.dlfuzz_binary, "worker"}, opt_.memory_mb);
-    WorkerRequest req;
+// One request to the worker of `env` for runners `names` (their names in that
+// environment, without @ENV).
+std::vector<RunResult> Executor::run_in(const WorkerEnv& env, const Program& p, const std::vector<std::string>& names) {
+  bool python = env.kind == WorkerKind::python;
+  if (env.path.empty()) {
+    std::vector<RunResult> out;
+    std::string why = python ? "no Python with PyTorch 2.x configured (run scripts/setup.sh, or pass --python)"
+                             : "no dlfuzz binary for environment " + env.name;
+    for (const auto& n : names) out.push_back(failed_run(n, Stage::setup, why));
+    return out;
+  }
+  auto& worker = workers_[std::string(worker_kind_name(env.kind)) + ":" + env.path];
+  if (!worker) {
+    std::vector<std::string> argv = python ? std::vector<std::string>{env.path, opt_.python_worker}
+                                           : std::vector<std::string>{env.path, "worker"};
+    worker = std::make_unique<WorkerProcess>(argv, python ? 0 : opt_.memory_mb);
+  }
+  WorkerRequest req;
+  req.runners = names;
+  if (python) {
+    req.python_program = python_worker_program(p);
+    req.warmup = std::min(opt_.warmup, 2);  // torch.compile compiles on the first call
+  } else {
     req.program = print_program(p);
-    req.runners = native;
     req.warmup = opt_.warmup;
     req.backend = opt_.backend;
     req.rank_processes = opt_.rank_processes;
-    native_results = native_->run(req, opt_.timeout_ms);
   }
-  if (!python.empty()) {
-    if (opt_.python.empty()) {
-      for (const auto& r : python) {
-        python_results.push_back(failed_run(
-            r, Stage::setup, "no Python with PyTorch 2.x configured (run scripts/setup.sh, or pass --python)"));
-      }
-    } else {
-      if (!python_)
-        python_ = std::make_unique<WorkerProcess>(std::vector<std::string>{opt_.python, opt_.python_worker}, 0);
-      WorkerRequest req;
-      req.python_program = python_worker_program(p);
-      req.runners = python;
-      req.warmup = std::min(opt_.warmup, 2);  // torch.compile compiles on the first call
-      python_results = python_->run(req, opt_.timeout_ms);
+  return worker->run(req, opt_.timeout_ms);
+}
+
+std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::string>& runners) {
+  // Runners grouped by the environment they run in, in order of first use.
+  struct Group {
+    WorkerEnv env;
+    std::vector<std::string> names;
+    std::vector<size_t> slots;
+  };
+  std::vector<Group> groups;
+  std::vector<RunResult> out(runners.size());
+  for (size_t i = 0; i < runners.size(); ++i) {
+    std::string error;
+    auto spec = parse_runner(runners[i], &error);
+    if (!spec) {
+      out[i] = failed_run(runners[i], Stage::setup, error);
+      continue;
+    }
+    WorkerEnv env = resolve_env(*spec, opt_.env_defaults());
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const Group& x) { return x.env.kind == env.kind && x.env.path == env.path; });
+    if (g == groups.end()) g = groups.insert(groups.end(), Group{env, {}, {}});
+    g->names.push_back(spec->name_in_env());
+    g->slots.push_back(i);
+  }
+  for (const auto& g : groups) {
+    auto results = run_in(g.env, p, g.names);
+    for (size_t k = 0; k < g.slots.size(); ++k) {
+      RunResult& r = out[g.slots[k]];
+      r = k < results.size() ? std::move(results[k]) : failed_run(g.names[k], Stage::setup, "no result");
+      r.runner = runners[g.slots[k]];  // the name asked for, @ENV included
     }
   }
-  // Back in the order asked for.
-  std::vector<RunResult> out;
-  size_t ni = 0, pi = 0;
-  for (const auto& r : runners) out.push_back(is_python_runner(r) ? python_results.at(pi++) : native_results.at(ni++));
   return out;
 }
 

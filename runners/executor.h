@@ -1,11 +1,16 @@
 // Runs a program through any mix of runners, each in its crash-isolated
-// worker: in-process LibTorch runners in a `dlfuzz worker` process, PyTorch 2.x
-// runners in the Python worker. Results come back in the order asked for.
+// worker: LibTorch runners in a `dlfuzz worker` process, PyTorch 2.x runners
+// in the Python worker. One worker per environment a runner names
+// (runners/runner_spec.h): two Python interpreters, or two dlfuzz builds
+// against two LibTorch versions, run side by side. Results come back in the
+// order asked for.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "runners/runner_spec.h"
 #include "runners/worker_client.h"
 
 namespace dlfuzz {
@@ -14,41 +19,33 @@ struct ExecutorOptions {
   std::string dlfuzz_binary;  // for `dlfuzz worker`
   std::string python;         // interpreter with PyTorch 2.x ("" = no Python runners)
   std::string python_worker;  // runners/python/worker.py
+  std::string source_dir;     // where build-pip/ and .venv/ live
   int timeout_ms = 30000;     // per runner
   size_t memory_mb = 4096;    // address-space limit of the C++ worker
   int warmup = 3;
   std::string backend = "gloo";  // process groups for world > 1: gloo or nccl
   bool rank_processes = false;   // Gloo ranks as processes, not threads
+
+  EnvDefaults env_defaults() const { return {dlfuzz_binary, python, source_dir}; }
 };
 
-// Runners served by the Python worker.
-bool is_python_runner(const std::string& name);
-const std::vector<std::string>& python_runner_names();
-// The reference runners a test runner is compared with: eager and its float64
-// twin from the same PyTorch. For a LibTorch runner under a training plan over
-// several ranks, their one-process runs ("eager@1": a data-parallel plan's
-// shards as micro-batches, a tensor-parallel plan's whole params): the
-// distributed-equivalence oracle. Python runners: py-eager over the same ranks.
-std::string reference_of(const std::string& runner, const Program& p);
-std::string fp64_reference_of(const std::string& runner, const Program& p);
-// For a program on cuda, the cross-device references: CPU eager and its
-// float64 twin ("eager@cpu", "eager64@cpu"), which every GPU path, CUDA eager
-// included, is compared with where its own references see nothing wrong.
-// Empty for CPU programs and for programs over several ranks.
-std::vector<std::string> cross_device_references(const Program& p);
-// False where a path does not apply (freezing or AOTInductor of training
-// programs; AOTInductor over several ranks; distributed faults at world 1).
-bool runner_supports(const std::string& runner, const Program& p);
+// The executor options for this installation: /proc/self/exe as the worker,
+// .venv's Python (or $DLFUZZ_PYTHON) when it has torch.
+ExecutorOptions default_executor_options();
 
 class Executor {
  public:
   explicit Executor(ExecutorOptions opt);
   std::vector<RunResult> run(const Program& p, const std::vector<std::string>& runners);
   int restarts() const;
+  // How many worker processes it keeps (one per environment met so far).
+  size_t workers() const { return workers_.size(); }
 
  private:
+  std::vector<RunResult> run_in(const WorkerEnv& env, const Program& p, const std::vector<std::string>& names);
+
   ExecutorOptions opt_;
-  std::unique_ptr<WorkerProcess> native_, python_;
+  std::map<std::string, std::unique_ptr<WorkerProcess>> workers_;  // by kind and path
 };
 
 }  // namespace dlfuzz

@@ -15,7 +15,6 @@ class FrozenRunner : public Runner {
  public:
   std::string name() const override { return "frozen"; }
   RunResult run(const Program& p, const RunConfig& cfg) override;
-  bool supports(const Program& p) const override { return !p.is_training(); }
 };
 
 // The module both `frozen` and `static` start from; throws on compile errors.

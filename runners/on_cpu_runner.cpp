@@ -3,13 +3,10 @@
 namespace dlfuzz {
 
 namespace {
-constexpr const char* kSuffix = "@cpu";
-
 class OnCpuRunner : public Runner {
  public:
   OnCpuRunner(std::string name, std::unique_ptr<Runner> base) : name_(std::move(name)), base_(std::move(base)) {}
   std::string name() const override { return name_; }
-  bool supports(const Program& p) const override { return base_->supports(p); }
   RunResult run(const Program& p, const RunConfig& cfg) override {
     Program on_cpu = p;
     on_cpu.device = "cpu";
@@ -23,12 +20,6 @@ class OnCpuRunner : public Runner {
   std::unique_ptr<Runner> base_;
 };
 }  // namespace
-
-std::string on_cpu_base(const std::string& name) {
-  size_t n = std::char_traits<char>::length(kSuffix);
-  if (name.size() <= n || name.compare(name.size() - n, n, kSuffix) != 0) return "";
-  return name.substr(0, name.size() - n);
-}
 
 std::unique_ptr<Runner> make_on_cpu_runner(const std::string& name, std::unique_ptr<Runner> base) {
   return base ? std::make_unique<OnCpuRunner>(name, std::move(base)) : nullptr;

@@ -1,6 +1,6 @@
 // "RUNNER@cpu": RUNNER over the same program with its device set to cpu. For a
 // program on cuda these are the cross-device references: the GPU paths
-// against CPU eager, arbitrated by CPU eager in float64 (cli/evaluate.cpp).
+// against CPU eager, arbitrated by CPU eager in float64 (oracles/evaluate.cpp).
 #pragma once
 #include <memory>
 #include <string>
@@ -9,8 +9,6 @@
 
 namespace dlfuzz {
 
-// "eager@cpu" -> "eager"; "" when name has no @cpu suffix.
-std::string on_cpu_base(const std::string& name);
 std::unique_ptr<Runner> make_on_cpu_runner(const std::string& name, std::unique_ptr<Runner> base);
 
 }  // namespace dlfuzz

@@ -46,7 +46,6 @@ class PluginRunner : public Runner {
   PluginRunner(std::string name, std::unique_ptr<Runner> base, const LoadedPlugin* plugin)
       : name_(std::move(name)), base_(std::move(base)), plugin_(plugin) {}
   std::string name() const override { return name_; }
-  bool supports(const Program& p) const override { return base_->supports(p); }
   RunResult run(const Program& p, const RunConfig& cfg) override {
     const LoadedPlugin* before = active_plugin;
     active_plugin = plugin_;
@@ -92,23 +91,10 @@ const LoadedPlugin& load(const std::string& path) {
 
 const PluginInfo& load_plugin(const std::string& path) { return load(path).info; }
 
-bool runs_plugin_passes(const std::string& base) { return base == "ts" || base == "ts-nnc" || base == "ts-legacy"; }
-
-bool split_plugin_runner(const std::string& name, std::string* base, std::string* path) {
-  size_t at = name.find("+plugin:");
-  if (at == std::string::npos) return false;
-  *base = name.substr(0, at);
-  *path = name.substr(at + 8);
-  return true;
-}
-
-std::unique_ptr<Runner> make_plugin_runner(const std::string& name) {
-  std::string base, path;
-  if (!split_plugin_runner(name, &base, &path)) throw std::runtime_error(name + " is not BASE+plugin:PATH");
-  if (!runs_plugin_passes(base))
-    throw std::runtime_error("a plugin's passes run under a TorchScript runner (ts, ts-nnc, ts-legacy), not " + base);
+std::unique_ptr<Runner> make_plugin_runner(const std::string& name, const std::string& path,
+                                           std::unique_ptr<Runner> base) {
   const LoadedPlugin& plugin = load(path);
-  return std::make_unique<PluginRunner>(name, make_runner(base), &plugin);
+  return std::make_unique<PluginRunner>(name, std::move(base), &plugin);
 }
 
 }  // namespace dlfuzz

@@ -21,12 +21,9 @@ struct PluginInfo {
 // file, not a shared library, no dlfuzz_plugin_register, a refusal, no pass.
 const PluginInfo& load_plugin(const std::string& path);
 
-// Whether a plugin's passes can run under this runner: the TorchScript ones.
-bool runs_plugin_passes(const std::string& base);
-// "ts-nnc+plugin:/x.so" -> {"ts-nnc", "/x.so"}; false if not that form.
-bool split_plugin_runner(const std::string& name, std::string* base, std::string* path);
-// The runner for such a name; throws like load_plugin, or for a base that is
-// not a TorchScript runner.
-std::unique_ptr<Runner> make_plugin_runner(const std::string& name);
+// `base` (a TorchScript runner: the runner table says which) with the plugin at
+// `path` switched on; throws like load_plugin.
+std::unique_ptr<Runner> make_plugin_runner(const std::string& name, const std::string& path,
+                                           std::unique_ptr<Runner> base);
 
 }  // namespace dlfuzz

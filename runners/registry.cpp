@@ -1,4 +1,5 @@
 // The table of runners: `dlfuzz run --runners a,b` and the campaign read it.
+#include <fmt/format.h>
 #include <torch/version.h>
 
 #include <functional>
@@ -14,6 +15,7 @@
 #include "runners/static_runner.h"
 #endif
 #include "runners/runner.h"
+#include "runners/runner_spec.h"
 
 #ifndef DLFUZZ_TORCH_FLAVOR
 #define DLFUZZ_TORCH_FLAVOR "unknown"
@@ -38,24 +40,40 @@ const std::map<std::string, std::function<std::unique_ptr<Runner>()>>& table() {
 }
 }  // namespace
 
-std::unique_ptr<Runner> make_runner(const std::string& name) {
-  std::string base, plugin;
-  if (split_plugin_runner(name, &base, &plugin)) {
+std::unique_ptr<Runner> make_runner(const std::string& name, std::string* error) {
+  auto fail = [&](const std::string& why) -> std::unique_ptr<Runner> {
+    if (error) *error = why;
+    return nullptr;
+  };
+  std::string why;
+  auto spec = parse_runner(name, &why);
+  if (!spec) return fail(why);
+  if (spec->worker() != WorkerKind::native) return fail(name + " runs in the Python worker");
+  if (!spec->env.empty()) return fail(name + " runs in the environment " + spec->env);
+  if (spec->one_process || spec->row->needs == RunnerNeeds::dp) return fail(name + " runs over ranks");
+  std::unique_ptr<Runner> runner;
+  if (auto it = table().find(spec->row->name); it != table().end()) runner = it->second();
+  else runner = make_fault_runner(spec->row->name);
+  if (!runner) return fail(fmt::format("runner {} is not in this build ({})", spec->row->name, torch_version_string()));
+  if (!spec->plugin.empty()) {
+    RunnerSpec plain = *spec;
+    plain.on_cpu = false;
     try {
-      return make_plugin_runner(name);
-    } catch (const std::exception&) {
-      return nullptr;  // load_plugin() says why
+      runner = make_plugin_runner(plain.name(), spec->plugin, std::move(runner));
+    } catch (const std::exception& e) {
+      return fail(e.what());  // load_plugin() says why
     }
   }
-  if (std::string base = on_cpu_base(name); !base.empty()) return make_on_cpu_runner(name, make_runner(base));
-  auto it = table().find(name);
-  if (it == table().end()) return make_fault_runner(name);
-  return it->second();
+  if (spec->on_cpu) runner = make_on_cpu_runner(spec->name(), std::move(runner));
+  return runner;
 }
 
 std::vector<std::string> runner_names() {
   std::vector<std::string> v;
-  for (const auto& [name, _] : table()) v.push_back(name);
+  for (const auto& row : runner_table())
+    if (row.worker == WorkerKind::native && (table().count(row.name) || make_fault_runner(row.name) ||
+                                             row.needs == RunnerNeeds::dp))
+      v.push_back(row.name);
   return v;
 }
 

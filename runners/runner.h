@@ -22,12 +22,15 @@ class Runner {
   virtual ~Runner() = default;
   virtual std::string name() const = 0;
   virtual RunResult run(const Program& p, const RunConfig& cfg) = 0;
-  // False where the path does not apply (freezing a training program).
-  virtual bool supports(const Program& p) const { return true; }
 };
 
-// nullptr for an unknown name.
-std::unique_ptr<Runner> make_runner(const std::string& name);
+// The runner a name (runners/runner_spec.h) makes in this process: its row's
+// runner wrapped by its +plugin: and @cpu suffixes. nullptr, with `error` set,
+// for an unknown name, a runner this build lacks (static without its
+// headers), a broken plugin, or a name served over ranks (@1, fault-dist-*:
+// runners/distributed/dist_runner.h) or in another environment (@ENV).
+std::unique_ptr<Runner> make_runner(const std::string& name, std::string* error = nullptr);
+// The table's native runners this binary has.
 std::vector<std::string> runner_names();
 // "torch 1.13.1 (debian)": the LibTorch this binary links.
 std::string torch_version_string();

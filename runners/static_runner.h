@@ -11,7 +11,6 @@ class StaticRunner : public Runner {
  public:
   std::string name() const override { return "static"; }
   RunResult run(const Program& p, const RunConfig& cfg) override;
-  bool supports(const Program& p) const override { return !p.is_training(); }
 };
 
 }  // namespace dlfuzz

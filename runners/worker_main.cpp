@@ -40,15 +40,10 @@ int worker_main() {
         // World > 1: the ranks' runners are made per run, one per rank thread.
         bool distributed = is_distributed_run(n, parsed.program);
         auto& runner = runners[n];
-        if (!distributed && !runner) runner = make_runner(n);
+        std::string error;
+        if (!distributed && !runner) runner = make_runner(n, &error);
         if (!distributed && !runner) {
-          r = failed_run(n, Stage::setup, "unknown runner " + n);
-          std::string base, plugin;
-          if (split_plugin_runner(n, &base, &plugin)) try {
-              make_plugin_runner(n);
-            } catch (const std::exception& e) {
-              r.error = e.what();
-            }
+          r = failed_run(n, Stage::setup, error);
         } else {
           auto t0 = std::chrono::steady_clock::now();
           try {

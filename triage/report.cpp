@@ -4,6 +4,7 @@
 
 #include "generator/dlf.h"
 #include "generator/emit.h"
+#include "runners/runner_spec.h"
 
 namespace dlfuzz {
 
@@ -38,9 +39,8 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
   std::string repro;
   ParseResult pr = parse_program(d.program, "bug");
   if (pr.ok()) repro = emit_python(pr.program);
-  std::string backend = d.test_runner == "inductor" ? "inductor"
-                        : d.test_runner == "aot-eager" ? "aot_eager"
-                                                       : "script";
+  auto spec = parse_runner(d.test_runner);
+  std::string backend = spec ? spec->row->repro_backend : "script";
   std::string s;
   s += fmt::format("# {}\n\n", d.bug.title);
   s += fmt::format("dlfuzz bug {} ({}), seen {} times from {} to {}; signature `{}`.\n\n", d.bug.id, d.bug.status,

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "generator/hash.h"
+#include "runners/runner_spec.h"
 
 namespace dlfuzz {
 
@@ -56,7 +57,13 @@ std::vector<std::string> split_signature(const std::string& sig) {  // oracle|re
   return parts;
 }
 
-std::string runner_family(const std::string& runner) { return runner.substr(0, runner.find('-')); }
+// From the runner table; a name this build does not know (an older store's)
+// keeps the old rule: the name up to its first '-'.
+std::string runner_family(const std::string& runner) {
+  auto spec = parse_runner(runner);
+  if (!spec) return runner.substr(0, runner.find('-'));
+  return spec->env.empty() ? spec->family() : spec->family() + "@" + spec->env;
+}
 }  // namespace
 
 std::string now_utc() {

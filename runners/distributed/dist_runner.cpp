@@ -9,6 +9,7 @@
 #include "runners/distributed/rank_context.h"
 #include "runners/distributed/rank_processes.h"
 #include "runners/distributed/rendezvous.h"
+#include "runners/runner_spec.h"
 
 namespace dlfuzz {
 
@@ -77,16 +78,8 @@ RunResult fold(const std::string& name, const Program& p, const std::vector<RunR
 }  // namespace
 
 bool is_one_process_runner(const std::string& runner) {
-  return runner.size() > 2 && runner.compare(runner.size() - 2, 2, "@1") == 0;
-}
-
-const std::vector<std::string>& distributed_fault_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const auto& [n, _] : faults()) v.push_back(n);
-    return v;
-  }();
-  return names;
+  auto spec = parse_runner(runner);
+  return spec && spec->one_process;
 }
 
 bool is_distributed_run(const std::string& runner, const Program& p) {
@@ -98,7 +91,10 @@ namespace {
 // "fault-dist-corrupt" is eager with a corrupted shard.
 std::string base_runner(const std::string& name) {
   if (faults().count(name)) return "eager";
-  return is_one_process_runner(name) ? name.substr(0, name.size() - 2) : name;
+  auto spec = parse_runner(name);
+  if (!spec) return name;
+  spec->one_process = false;
+  return spec->name();
 }
 DistFault fault_of(const std::string& name) {
   auto it = faults().find(name);
@@ -114,8 +110,9 @@ RunResult run_rank(const std::string& name, const Program& p, const RunConfig& c
   ctx.plan = p.plan.kind;
   ctx.fault = fault_of(name);
   RankScope scope(&ctx);
-  auto runner = make_runner(base_runner(name));
-  RunResult r = runner ? runner->run(p, cfg) : failed_run(name, Stage::setup, "unknown runner " + base_runner(name));
+  std::string error;
+  auto runner = make_runner(base_runner(name), &error);
+  RunResult r = runner ? runner->run(p, cfg) : failed_run(name, Stage::setup, error);
   r.rank_digests = {ctx.step_digests};
   return r;
 }
@@ -130,8 +127,9 @@ RunResult run_distributed(const std::string& name, const Program& p, const RunCo
     ctx.plan = p.plan.kind;
     ctx.micro_batches = p.plan.data_parallel() ? world : 1;
     RankScope scope(&ctx);
-    auto runner = make_runner(base_runner(name));
-    if (!runner) return failed_run(name, Stage::setup, "unknown runner " + base_runner(name));
+    std::string error;
+    auto runner = make_runner(base_runner(name), &error);
+    if (!runner) return failed_run(name, Stage::setup, error);
     RunResult r = runner->run(p, cfg);
     r.runner = name;
     return r;

@@ -26,7 +26,6 @@ RunResult run_distributed(const std::string& runner, const Program& p, const Run
 // One rank of a distributed run over `group` (what each rank thread, or rank
 // process, runs); its step digests in rank_digests[0].
 RunResult run_rank(const std::string& runner, const Program& p, const RunConfig& cfg, RankGroup* group, int rank);
-const std::vector<std::string>& distributed_fault_names();
 // "eager@1": a runner in one process: a data-parallel program's shards as
 // micro-batches, or a tensor-parallel program with whole params.
 bool is_one_process_runner(const std::string& runner);

@@ -182,7 +182,7 @@ TEST(Distributed, TensorParallelRanksEqualTheWholeProgram) {
       "return %6\n"
       "loss %7\n"
       "step adam lr=0.01 momentum=0.0 weight_decay=0.01 steps=3\n");
-  ASSERT_EQ(reference_of("ts", p), "eager@1");
+  ASSERT_EQ(runner_spec("ts").reference(p), "eager@1");
   Executor ex(options());
   auto rs = ex.run(p, {"eager@1", "eager64@1", "eager", "ts", "ts-nnc", "ts-legacy"});
   ASSERT_TRUE(rs[0].ok()) << rs[0].error;
@@ -276,12 +276,12 @@ TEST(Distributed, RanksAsProcessesEqualRanksAsThreads) {
 
 TEST(Distributed, WorldAboveOneWithoutADataParallelPlanHasNoOneProcessReference) {
   Program p = parse(kCollectives);
-  EXPECT_EQ(reference_of("ts", p), "eager") << "explicit collectives: the eager ranks are the reference";
-  EXPECT_FALSE(runner_supports("fault-dist-corrupt", p));
-  EXPECT_TRUE(runner_supports("inductor", p)) << "Python runners run their ranks as processes";
+  EXPECT_EQ(runner_spec("ts").reference(p), "eager") << "explicit collectives: the eager ranks are the reference";
+  EXPECT_FALSE(runner_spec("fault-dist-corrupt").supports(p));
+  EXPECT_TRUE(runner_spec("inductor").supports(p)) << "Python runners run their ranks as processes";
   Program dp = parse(dp_program("dp"));
-  EXPECT_EQ(reference_of("ts-nnc", dp), "eager@1");
-  EXPECT_EQ(fp64_reference_of("ts-nnc", dp), "eager64@1");
+  EXPECT_EQ(runner_spec("ts-nnc").reference(dp), "eager@1");
+  EXPECT_EQ(runner_spec("ts-nnc").fp64_reference(dp), "eager64@1");
 }
 
 // NCCL ranks: on a machine with GPUs the collectives compute what they should;

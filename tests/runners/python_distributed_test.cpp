@@ -130,10 +130,10 @@ int rank_processes(int worker) {
 
 TEST(PythonDistributed, PythonRunnersAreSupportedOverRanks) {
   Program p = parse(kCollectives);
-  EXPECT_TRUE(runner_supports("py-eager", p));
-  EXPECT_TRUE(runner_supports("inductor", p));
-  EXPECT_FALSE(runner_supports("aoti", p)) << "an exported program calls no collectives";
-  EXPECT_EQ(reference_of("inductor", p), "py-eager") << "eager vs compiled, per rank";
+  EXPECT_TRUE(runner_spec("py-eager").supports(p));
+  EXPECT_TRUE(runner_spec("inductor").supports(p));
+  EXPECT_FALSE(runner_spec("aoti").supports(p)) << "an exported program calls no collectives";
+  EXPECT_EQ(runner_spec("inductor").reference(p), "py-eager") << "eager vs compiled, per rank";
 }
 
 // JSON has no NaN: a NaN loss once made the worker's reply unreadable (and the

@@ -1,43 +1,16 @@
-#include "cli/evaluate.h"
-
-#include <unistd.h>
+#include "oracles/evaluate.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <set>
-
-#include "oracles/numeric_oracle.h"
-#include "oracles/rank_oracle.h"
-#include "oracles/status_oracle.h"
-
-#ifndef DLFUZZ_SOURCE_DIR
-#define DLFUZZ_SOURCE_DIR "."
-#endif
 
 namespace dlfuzz {
 
 namespace {
-std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test) {
-  if (auto f = check_status(ref, test)) return f;
-  if (auto f = check_rank_consistency(test)) return f;
-  return check_numeric(ref, test, fp64 && fp64->ok() ? fp64 : nullptr);
+void add_once(std::vector<std::string>& v, const std::string& s) {
+  if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
 }  // namespace
-
-ExecutorOptions default_executor_options() {
-  ExecutorOptions o;
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  o.dlfuzz_binary = n > 0 ? std::string(buf, n) : "dlfuzz";
-  std::string python = std::getenv("DLFUZZ_PYTHON") ? std::getenv("DLFUZZ_PYTHON") : "";
-  if (python.empty() && std::filesystem::exists(std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python"))
-    python = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
-  o.python = python;
-  o.python_worker = std::string(DLFUZZ_SOURCE_DIR) + "/runners/python/worker.py";
-  return o;
-}
 
 Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::string>& test_runners, bool recheck) {
   Evaluation ev;
@@ -49,20 +22,22 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
   if ((p.plan.has_one_process_reference() || !cross.empty()) &&
       std::find(wanted.begin(), wanted.end(), "eager") == wanted.end())
     wanted.insert(wanted.begin(), "eager");
+  std::map<std::string, RunnerSpec> specs;
   for (const auto& t : wanted) {
-    if (!runner_supports(t, p)) {
+    auto spec = parse_runner(t);
+    if (!spec || !spec->supports(p)) {
       ev.skipped.push_back(t);
       continue;
     }
+    specs.emplace(t, *spec);
     tests.push_back(t);
-    for (const auto& ref : {reference_of(t, p), fp64_reference_of(t, p)})
-      if (std::find(order.begin(), order.end(), ref) == order.end()) order.push_back(ref);
+    add_once(order, spec->reference(p));
+    add_once(order, spec->fp64_reference(p));
   }
-  if (!tests.empty())
-    for (const auto& ref : cross) order.push_back(ref);
+  if (tests.empty()) return ev;
+  for (const auto& ref : cross) order.push_back(ref);
   size_t n_refs = order.size();
   order.insert(order.end(), tests.begin(), tests.end());
-  if (tests.empty()) return ev;
   ev.results = ex.run(p, order);
   std::map<std::string, const RunResult*> by_name;
   for (const auto& r : ev.results) by_name.emplace(r.runner, &r);
@@ -70,13 +45,18 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
   for (const auto& r : ev.results)
     if (!r.versions.empty()) versions.insert(r.versions);
   for (const auto& v : versions) ev.versions += (ev.versions.empty() ? "" : "; ") + v;
-  for (size_t i = 0; i < n_refs; ++i)
-    if (!ev.results[i].ok() && ev.results[i].runner == reference_of(ev.results[i].runner, p))
-      ev.reference_failures.push_back(ev.results[i].runner + ": " + ev.results[i].error.substr(0, 200));
+  // A reference that failed (not its float64 twin, not a cross-device one).
+  for (size_t i = 0; i < n_refs; ++i) {
+    const RunResult& r = ev.results[i];
+    auto spec = parse_runner(r.runner);
+    if (!r.ok() && spec && r.runner == spec->reference(p))
+      ev.reference_failures.push_back(r.runner + ": " + r.error.substr(0, 200));
+  }
   for (size_t i = n_refs; i < ev.results.size(); ++i) {
     const RunResult& test = ev.results[i];
-    const RunResult* ref = by_name[reference_of(test.runner, p)];
-    const RunResult* fp64 = by_name[fp64_reference_of(test.runner, p)];
+    const RunnerSpec& spec = specs.at(test.runner);
+    const RunResult* ref = by_name[spec.reference(p)];
+    const RunResult* fp64 = by_name[spec.fp64_reference(p)];
     if (!ref || !ref->ok()) continue;  // the program is invalid for this PyTorch, not a finding
     auto f = judge(*ref, fp64, test);
     if (!f && !cross.empty()) {  // same device agrees: then CPU eager, arbitrated in float64

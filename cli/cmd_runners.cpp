@@ -1,0 +1,56 @@
+// dlfuzz runners [--json]: the runner table (runners/Runners.def) and the
+// environments a runner name can select with @ENV.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "runners/executor.h"
+#include "runners/runner.h"
+
+namespace dlfuzz::cli {
+
+void add_runners(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("runners", "List the runners (the runner table) and the environments");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "as JSON: {runners: [...], environments: [...]}");
+  cmd->callback([json, action] {
+    *action = [json]() -> int {
+      ExecutorOptions eo = default_executor_options();
+      std::vector<std::string> built = runner_names();
+      auto in_build = [&](const RunnerRow& r) {
+        return r.worker == WorkerKind::python ? !eo.python.empty()
+                                              : std::find(built.begin(), built.end(), r.name) != built.end();
+      };
+      nlohmann::json envs = nlohmann::json::array();
+      for (const auto& e : named_envs(eo.env_defaults()))
+        envs.push_back({{"name", e.name}, {"worker", worker_kind_name(e.kind)}, {"path", e.path}});
+      if (*json) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const auto& r : runner_table()) {
+          nlohmann::json j = to_json(r);
+          j["available"] = in_build(r);
+          rows.push_back(j);
+        }
+        std::cout << nlohmann::json{{"runners", rows}, {"environments", envs}}.dump(2) << "\n";
+        return kExitOk;
+      }
+      std::cout << fmt::format("{:<22}{:<8}{:<10}{:<12}{:<7}{:<6}{:<32}{}\n", "runner", "worker", "family", "reference",
+                               "modes", "ranks", "layer", "repro backend");
+      for (const auto& r : runner_table())
+        std::cout << fmt::format("{:<22}{:<8}{:<10}{:<12}{:<7}{:<6}{:<32}{}{}\n", r.name, worker_kind_name(r.worker),
+                                 r.family, r.reference, r.modes == RunnerModes::infer ? "infer" : "any",
+                                 r.multi_rank ? "yes" : "no", r.layer, r.repro_backend,
+                                 in_build(r) ? "" : "  (not available here)");
+      std::cout << "\nSuffixes: +plugin:PATH, @1 (one-process reference), @cpu (program on the CPU), @ENV.\n"
+                   "Environments (@NAME, or @PATH to a Python interpreter or a dlfuzz binary):\n";
+      for (const auto& e : envs)
+        std::cout << fmt::format("  {:<10} {:<7} {}\n", e["name"].get<std::string>(), e["worker"].get<std::string>(),
+                                 e["path"].get<std::string>().empty() ? "(not configured)" : e["path"].get<std::string>());
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace dlfuzz::cli

@@ -1,0 +1,33 @@
+#include "oracles/oracle_table.h"
+
+#include "oracles/numeric_oracle.h"
+#include "oracles/rank_oracle.h"
+#include "oracles/status_oracle.h"
+
+namespace dlfuzz {
+
+namespace {
+std::optional<Finding> status(const OracleInputs& in) { return check_status(in.ref, in.test); }
+std::optional<Finding> rank(const OracleInputs& in) { return check_rank_consistency(in.test); }
+std::optional<Finding> numeric(const OracleInputs& in) {
+  return check_numeric(in.ref, in.test, in.fp64 && in.fp64->ok() ? in.fp64 : nullptr);
+}
+}  // namespace
+
+const std::vector<OracleRow>& oracle_table() {
+  static const std::vector<OracleRow> rows = {
+#define ORACLE(name, check, compares, applies) {name, check, compares, applies},
+#include "oracles/Oracles.def"
+#undef ORACLE
+  };
+  return rows;
+}
+
+std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test) {
+  OracleInputs in{ref, fp64, test};
+  for (const auto& o : oracle_table())
+    if (auto f = o.check(in)) return f;
+  return std::nullopt;
+}
+
+}  // namespace dlfuzz

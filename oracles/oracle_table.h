@@ -1,0 +1,32 @@
+// The oracles as a table (oracles/Oracles.def): name, what each compares,
+// when it applies, and its check. The evaluation runs them in table order.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oracles/finding.h"
+#include "runners/run_result.h"
+
+namespace dlfuzz {
+
+// What an oracle may look at for one test result.
+struct OracleInputs {
+  const RunResult& ref;
+  const RunResult* fp64;  // the float64 reference, or nullptr where it failed
+  const RunResult& test;
+};
+
+struct OracleRow {
+  const char* name;
+  std::optional<Finding> (*check)(const OracleInputs&);
+  const char* compares;
+  const char* applies;
+};
+
+const std::vector<OracleRow>& oracle_table();
+
+// The first finding of the oracles, in table order; nullopt when all agree.
+std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test);
+
+}  // namespace dlfuzz

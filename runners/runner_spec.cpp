@@ -1,0 +1,168 @@
+#include "runners/runner_spec.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace dlfuzz {
+
+namespace {
+constexpr WorkerKind native = WorkerKind::native, python = WorkerKind::python;
+constexpr RunnerModes any = RunnerModes::any, infer = RunnerModes::infer;
+constexpr RunnerNeeds none = RunnerNeeds::none, cpu = RunnerNeeds::cpu, dp = RunnerNeeds::dp;
+
+struct NamedEnv {
+  const char* name;
+  WorkerKind kind;
+  const char* what;
+};
+// Environments a runner name can select with @NAME (paths work too).
+const NamedEnv kNamedEnvs[] = {
+    {"venv", python, "the project's .venv (PyTorch 2.x from PyPI), or $DLFUZZ_PYTHON"},
+    {"system", python, "/usr/bin/python3: Debian's python3-torch (1.13)"},
+    {"build-pip", native, "build-pip/dlfuzz: dlfuzz built against the PyPI wheel's LibTorch"},
+};
+
+const NamedEnv* find_named_env(const std::string& name) {
+  for (const auto& e : kNamedEnvs)
+    if (name == e.name) return &e;
+  return nullptr;
+}
+}  // namespace
+
+const std::vector<RunnerRow>& runner_table() {
+  static const std::vector<RunnerRow> rows = {
+#define RUNNER(name, worker, family, ref, ref64, modes, multi_rank, needs, layer, backend, what) \
+  {name, worker, family, ref, ref64, modes, multi_rank, needs, layer, backend, what},
+#include "runners/Runners.def"
+#undef RUNNER
+  };
+  return rows;
+}
+
+const RunnerRow* find_runner_row(const std::string& base) {
+  for (const auto& r : runner_table())
+    if (base == r.name) return &r;
+  return nullptr;
+}
+
+const char* worker_kind_name(WorkerKind k) { return k == WorkerKind::native ? "native" : "python"; }
+
+std::string RunnerSpec::name_in_env() const {
+  std::string s = row->name;
+  if (!plugin.empty()) s += "+plugin:" + plugin;
+  if (one_process) s += "@1";
+  if (on_cpu) s += "@cpu";
+  return s;
+}
+
+std::string RunnerSpec::name() const { return env.empty() ? name_in_env() : name_in_env() + "@" + env; }
+
+namespace {
+std::string in_env(std::string base, const RunnerSpec& s, const Program& p) {
+  if (s.row->worker == WorkerKind::native && p.plan.has_one_process_reference()) base += "@1";
+  return s.env.empty() ? base : base + "@" + s.env;
+}
+}  // namespace
+
+std::string RunnerSpec::reference(const Program& p) const { return in_env(row->reference, *this, p); }
+std::string RunnerSpec::fp64_reference(const Program& p) const { return in_env(row->fp64_reference, *this, p); }
+
+bool RunnerSpec::supports(const Program& p) const {
+  if (p.is_training() && row->modes == RunnerModes::infer) return false;
+  if (p.device == "cuda" && row->needs == RunnerNeeds::cpu) return false;
+  if (p.plan.world > 1 && !row->multi_rank) return false;
+  if (row->needs == RunnerNeeds::dp) return p.plan.data_parallel();
+  return true;
+}
+
+std::optional<RunnerSpec> parse_runner(const std::string& name, std::string* error) {
+  auto fail = [&](const std::string& why) -> std::optional<RunnerSpec> {
+    if (error) *error = why;
+    return std::nullopt;
+  };
+  RunnerSpec s;
+  std::string rest = name;
+  // Suffixes from the end, each at most once; a plugin path may not hold '@'.
+  for (size_t at; (at = rest.rfind('@')) != std::string::npos; rest.resize(at)) {
+    std::string x = rest.substr(at + 1);
+    if (x == "1" && !s.one_process) {
+      s.one_process = true;
+    } else if (x == "cpu" && !s.on_cpu) {
+      s.on_cpu = true;
+    } else if (!x.empty() && s.env.empty() && (x.find('/') != std::string::npos || find_named_env(x))) {
+      s.env = x;
+    } else {
+      return fail(fmt::format("'{}': '@{}' is not a suffix (@1, @cpu, or an environment: a path or one of "
+                              "venv, system, build-pip)",
+                              name, x));
+    }
+  }
+  if (size_t at = rest.find("+plugin:"); at != std::string::npos) {
+    s.plugin = rest.substr(at + 8);
+    rest.resize(at);
+    if (s.plugin.empty()) return fail(fmt::format("'{}': +plugin: needs a path", name));
+  }
+  s.row = find_runner_row(rest);
+  if (!s.row) return fail(fmt::format("unknown runner '{}'", rest));
+  if (!s.plugin.empty() && std::string(s.row->family) != "ts")
+    return fail(fmt::format("a plugin's passes run under a TorchScript runner (ts, ts-nnc, ts-legacy), not {}", rest));
+  if (const NamedEnv* e = find_named_env(s.env); e && e->kind != s.row->worker)
+    return fail(fmt::format("'{}': {} is a {} environment, {} runs in a {} worker", name, s.env,
+                            worker_kind_name(e->kind), rest, worker_kind_name(s.row->worker)));
+  return s;
+}
+
+RunnerSpec runner_spec(const std::string& name) {
+  std::string error;
+  auto s = parse_runner(name, &error);
+  if (!s) throw std::invalid_argument(error);
+  return *s;
+}
+
+std::vector<std::string> cross_device_references(const Program& p) {
+  if (p.device != "cuda" || p.plan.world > 1) return {};
+  return {"eager@cpu", "eager64@cpu"};
+}
+
+std::vector<WorkerEnv> named_envs(const EnvDefaults& d) {
+  std::vector<WorkerEnv> v;
+  for (const auto& e : kNamedEnvs) v.push_back(resolve_env(RunnerSpec{nullptr, "", false, false, e.name}, d));
+  return v;
+}
+
+WorkerEnv resolve_env(const RunnerSpec& spec, const EnvDefaults& d) {
+  WorkerEnv e;
+  e.name = spec.env;
+  const NamedEnv* named = find_named_env(spec.env);
+  e.kind = named ? named->kind : spec.row->worker;
+  if (spec.env.empty()) {
+    e.path = e.kind == WorkerKind::native ? d.dlfuzz_binary : d.python;
+  } else if (!named) {
+    e.path = spec.env;  // a path given with the name
+  } else if (spec.env == "venv") {
+    e.path = d.python;
+  } else if (spec.env == "system") {
+    e.path = "/usr/bin/python3";
+  } else if (spec.env == "build-pip") {
+    e.path = d.source_dir + "/build-pip/dlfuzz";
+  }
+  return e;
+}
+
+nlohmann::json to_json(const RunnerRow& r) {
+  const char* needs = r.needs == RunnerNeeds::cpu ? "cpu" : r.needs == RunnerNeeds::dp ? "dp" : "none";
+  return {{"name", r.name},
+          {"worker", worker_kind_name(r.worker)},
+          {"family", r.family},
+          {"reference", r.reference},
+          {"fp64_reference", r.fp64_reference},
+          {"modes", r.modes == RunnerModes::infer ? "infer" : "any"},
+          {"multi_rank", r.multi_rank},
+          {"needs", needs},
+          {"layer", r.layer},
+          {"repro_backend", r.repro_backend},
+          {"what", r.what}};
+}
+
+}  // namespace dlfuzz
