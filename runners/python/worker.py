@@ -26,6 +26,7 @@ the next program of the same world unless a rank failed, and die with this
 worker (PR_SET_PDEATHSIG).
 """
 import argparse
+import copy
 import ctypes
 import datetime
 import hashlib
@@ -60,6 +61,10 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dlfuzz_runtime as rt  # noqa: E402
+
+# The one description of a run result, shared with the C++ side.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "run_result_schema.json")) as _f:
+    RESULT_FIELDS = json.load(_f)["fields"]
 
 IN_FD, OUT_FD = 3, 4
 # The torch this worker runs, and where from: "(pip)" for a virtual environment
@@ -122,13 +127,16 @@ def tensor_meta(t, blob):
 
 
 def encode(result):
+    """The schema's fields: required ones always, optional ones when not empty;
+    tensors as {dtype, shape, offset, nbytes} into the bytes after the header."""
     blob = bytearray()
-    header = {k: result[k] for k in ("runner", "status", "stage", "error", "losses", "setup_ms", "run_ms", "total_ms",
-                                      "versions")}
-    for key in ("outputs", "grads", "params"):
-        header[key] = [tensor_meta(t, blob) for t in result.get(key, [])]
-    if "rank_digests" in result:
-        header["rank_digests"] = result["rank_digests"]
+    header = {}
+    for field in RESULT_FIELDS:
+        name = field["name"]
+        if field["type"] == "tensor[]":
+            header[name] = [tensor_meta(t, blob) for t in result.get(name, [])]
+        elif field["required"] or result.get(name):
+            header[name] = result.get(name, field["default"])
     # JSON has no NaN or infinity: a non-finite loss travels as null, as the C++
     # worker's nlohmann::json writes it (read back as NaN).
     header["losses"] = [x if math.isfinite(x) else None for x in header["losses"]]
@@ -144,19 +152,11 @@ def load(program, fp64):
 
 
 def compiled_fn(runner, meta, fn):
-    if runner in ("py-eager", "py-eager64"):
-        return fn
-    if not hasattr(torch, "compile"):
+    if runner not in RUNNERS:
+        raise ValueError(f"unknown runner {runner}")
+    if runner not in ("py-eager", "py-eager64") and not hasattr(torch, "compile"):
         raise RuntimeError(f"{runner} needs torch.compile (PyTorch 2.x); this is torch {torch.__version__}")
-    if runner == "inductor":
-        return torch.compile(fn)
-    if runner == "inductor-dynamic":
-        return torch.compile(fn, dynamic=True)
-    if runner == "aot-eager":
-        return torch.compile(fn, backend="aot_eager")
-    if runner == "aoti":
-        return aoti_fn(meta, fn)
-    raise ValueError(f"unknown runner {runner}")
+    return RUNNERS[runner](meta, fn)
 
 
 def aoti_fn(meta, fn):
@@ -173,6 +173,18 @@ def aoti_fn(meta, fn):
         torch._inductor.aoti_compile_and_package(exported, package_path=path)
         loaded = torch._inductor.aoti_load_package(path)
     return lambda *args: tuple(loaded(*args))
+
+
+# The Python rows of the runner table (runners/Runners.def; a test checks that
+# the two agree): how each makes the function it calls.
+RUNNERS = {
+    "py-eager": lambda meta, fn: fn,
+    "py-eager64": lambda meta, fn: fn,  # its function and inputs are float64 already (load())
+    "inductor": lambda meta, fn: torch.compile(fn),
+    "inductor-dynamic": lambda meta, fn: torch.compile(fn, dynamic=True),
+    "aot-eager": lambda meta, fn: torch.compile(fn, backend="aot_eager"),
+    "aoti": lambda meta, fn: aoti_fn(meta, fn),
+}
 
 
 def stage_of(exc, tb_text):
@@ -204,10 +216,10 @@ def set_collective_timeout(timeout):
 
 
 def new_result(runner, **fields):
-    """A runner's result with every field the C++ side reads; `fields` override."""
-    result = {"runner": runner, "status": "ok", "stage": "none", "error": "", "losses": [], "setup_ms": 0.0,
-              "run_ms": 0.0, "total_ms": 0.0, "versions": VERSION, "outputs": [], "grads": [], "params": [],
-              "digests": []}
+    """A runner's result with every field of the schema at its default (plus the
+    rank's own step digests, folded into rank_digests); `fields` override."""
+    result = {f["name"]: copy.deepcopy(f["default"]) for f in RESULT_FIELDS}
+    result.update(runner=runner, versions=VERSION, digests=[])
     result.update(fields)
     return result
 
