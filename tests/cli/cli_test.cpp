@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -90,6 +91,36 @@ TEST(Cli, UnknownRunnerExitsTwo) {
   EXPECT_NE(o.out.find("unknown runner 'no-such-runner'"), std::string::npos) << o.out;
   EXPECT_EQ(dlfuzz("fuzz --programs 1 --runners nope --db " + temp_path("x.db")).code, 2);
   EXPECT_EQ(dlfuzz("fuzz --time 10parsecs --db " + temp_path("x.db")).code, 2);
+}
+
+// The runner table end to end: `dlfuzz runners --json` lists every row, and
+// one `dlfuzz run` runs the same program under two Python interpreters (the
+// project's .venv and Debian's python3 with torch 1.13), each compared with the
+// eager of its own install: one worker per environment.
+TEST(Cli, RunnersTableAndTwoPythonInterpretersInOneRun) {
+  Outcome list = dlfuzz("runners --json");
+  ASSERT_EQ(list.code, 0) << list.out;
+  auto table = nlohmann::json::parse(list.out);
+  std::set<std::string> names;
+  for (const auto& r : table["runners"]) names.insert(r["name"].get<std::string>());
+  for (const char* n : {"eager", "ts-nnc", "frozen", "inductor", "aoti", "fault-dist-deadlock"})
+    EXPECT_TRUE(names.count(n)) << n;
+  if (!fs::exists("/usr/bin/python3") || !fs::exists(std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python"))
+    GTEST_SKIP() << "needs .venv and Debian's python3-torch (scripts/setup.sh installs both)";
+  std::string path = temp_path("two_pythons.dlf");
+  ASSERT_EQ(dlfuzz("gen --seed 5 -o " + path).code, 0);
+  Outcome o = dlfuzz("run " + path + " --runners py-eager,py-eager@system --json");
+  ASSERT_EQ(o.code, 0) << o.out;
+  auto j = nlohmann::json::parse(o.out);
+  std::map<std::string, std::string> versions;
+  for (const auto& r : j["results"]) {
+    EXPECT_EQ(r["status"], "ok") << r.dump();
+    versions[r["runner"].get<std::string>()] = r["versions"].get<std::string>();
+  }
+  for (const char* n : {"py-eager", "py-eager64", "py-eager@system", "py-eager64@system"})
+    ASSERT_TRUE(versions.count(n)) << n << " (its reference is from its own install): " << o.out;
+  EXPECT_NE(versions["py-eager"], versions["py-eager@system"]);
+  EXPECT_NE(versions["py-eager@system"].find("torch 1.13"), std::string::npos) << versions["py-eager@system"];
 }
 
 TEST(Cli, CorruptDatabaseIsRefusedAndUntouched) {
