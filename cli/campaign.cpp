@@ -37,9 +37,11 @@ struct Shared {
 
 using Clock = std::chrono::steady_clock;
 
-// One lane: its own executor (workers) and its own stream of seeds.
+// One lane: its own executor (workers) and its own stream of seeds. A lane
+// counts the campaign's programs (the native lanes, or the Python lane when it
+// is alone) and, running PyTorch 2.x's runners, the programs through them.
 void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, bool counts_programs,
-          std::atomic<int64_t>& next_index, Shared& sh, Clock::time_point deadline) {
+          bool python_lane, std::atomic<int64_t>& next_index, Shared& sh, Clock::time_point deadline) {
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = opt.timeout_ms;
   eo.backend = opt.backend;
@@ -60,7 +62,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     Evaluation ev = evaluate(ex, p, runners, opt.recheck);
     std::lock_guard<std::mutex> lock(sh.mu);
     if (counts_programs) ++sh.programs;
-    else ++sh.python_programs;
+    if (python_lane) ++sh.python_programs;
     for (const auto& e : ev.reference_failures) {
       ++sh.invalid;
       sh.reference_errors[normalize_error(e)]++;
@@ -132,14 +134,14 @@ int run_campaign(const CampaignOptions& opt) {
   std::vector<std::thread> threads;
   auto start_lane = [&](const std::vector<std::string>& runners, bool counts, std::atomic<int64_t>& next) {
     threads.emplace_back([&, counts] {
-      lane(opt, runners, counts, next, sh, deadline);
+      lane(opt, runners, counts, true, next, sh, deadline);
       ++lanes_done;
     });
   };
   std::atomic<int> native_running{native_lanes};
   for (int i = 0; i < native_lanes; ++i)
     threads.emplace_back([&] {
-      lane(opt, native, true, native_next, sh, deadline);
+      lane(opt, native, true, false, native_next, sh, deadline);
       if (--native_running == 0) g_native_done = true;
       ++lanes_done;
     });
