@@ -113,30 +113,17 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
         if (!fresh[i].requires_grad()) fresh[i] = fresh[i].clone();
       return forward(fresh);
     };
-    // A parameter whose gradient is all zeros gets none, in every runner alike:
-    // compiled autograd materializes zeros where eager leaves None, and the
-    // optimizer treats the two differently (weight decay, momentum).
-    // A shard counts as all zeros only when the whole gradient is: the flags of
-    // all split params are decided together, in one all-reduce.
-    auto normalize_grads = [&]() {
-      std::vector<size_t> split;
-      std::vector<at::Tensor> split_nonzero;
-      for (size_t k = 0; k < params.size(); ++k) {
-        at::Tensor& w = params[k];
-        if (!w.grad().defined()) continue;
-        at::Tensor nonzero = w.grad().any().to(at::kFloat).reshape({1});
-        if (sharded[k]) {
-          split.push_back(k);
-          split_nonzero.push_back(nonzero);
-        } else if (!nonzero.item<bool>()) {
-          w.mutable_grad().reset();
-        }
-      }
-      if (split.empty()) return;
-      at::Tensor flags = at::cat(split_nonzero);
-      rank->group->all_reduce(flags, "max");
-      for (size_t j = 0; j < split.size(); ++j)
-        if (flags[j].item<float>() == 0) params[split[j]].mutable_grad().reset();
+    // A parameter autograd gave no gradient (None, undefined) gets a zero
+    // gradient before the step, in every runner alike: compiled autograd
+    // materializes zeros where eager leaves None, and the optimizer treats the
+    // two differently (weight decay, momentum, Adam's moments). Gradients are
+    // never dropped by value: a sum that cancels to exactly 0 on one side and
+    // to 1e-7 on the other is then compared with the tolerances and float64
+    // arbitration of every other value, and both sides step the same way.
+    auto fill_missing_grads = [&]() {
+      at::NoGradGuard no_grad;
+      for (auto& w : params)
+        if (!w.grad().defined()) w.mutable_grad() = at::zeros_like(w);
     };
     if (!p.is_training()) {
       at::NoGradGuard no_grad;
@@ -159,7 +146,7 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
       bool zero = rank && rank->group && p.plan.kind == PlanKind::zero;
       auto optimizer = zero ? nullptr : make_optimizer(s, params);
       for (int step = 0; step < s.steps; ++step) {
-        for (auto& w : params) w.mutable_grad().reset();  // unused params get no update
+        for (auto& w : params) w.mutable_grad().reset();
         for (int m = 0; m < micro; ++m) {
           r.stage = Stage::run;
           auto outs = call(m);
@@ -175,11 +162,11 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
           for (auto& w : params)
             if (w.grad().defined()) w.mutable_grad().div_(micro);
         }
+        fill_missing_grads();
         if (rank && rank->group && p.plan.data_parallel()) {
           r.stage = Stage::collective;
           sync_gradients(*rank, params);
         }
-        normalize_grads();
         if (step == s.steps - 1)
           for (auto& w : params) r.grads.push_back(to_host(w.grad()));
         r.stage = zero ? Stage::collective : Stage::optimizer;  // ZeRO's step all-gathers

@@ -75,9 +75,10 @@ void zero_optimizer_step(RankContext& ctx, std::vector<at::Tensor>& params, cons
   for (size_t i = 0; i < params.size(); ++i) {
     const at::Tensor& g = params[i].grad();
     auto [lo, hi] = slice_of(params[i].numel(), ctx.rank, ctx.world);
-    // No gradient, no update: as the unsharded optimizer skips the parameter.
+    // The driver gives every parameter a gradient (zeros where autograd gave
+    // none), so every slice steps, as in the unsharded optimizer.
     if (g.defined()) st.slices[i].mutable_grad() = g.reshape(-1).slice(0, lo, hi).clone();
-    else st.slices[i].mutable_grad().reset();
+    else st.slices[i].mutable_grad() = at::zeros_like(st.slices[i]);
   }
   st.optimizer->step();
   // All-gather: each rank writes its slices into zeros and one sum over a

@@ -275,7 +275,8 @@ class _DlfuzzZero:
     def step(self):
         with torch.no_grad():
             for p, s, (lo, hi) in zip(self.params, self.slices, self.ranges):
-                s.grad = None if p.grad is None else p.grad.reshape(-1)[lo:hi].clone()
+                # run() gives every param a gradient (zeros where autograd gave none).
+                s.grad = torch.zeros_like(s) if p.grad is None else p.grad.reshape(-1)[lo:hi].clone()
             self.optimizer.step()
             for idx in _dlfuzz_buckets(self.params):
                 ps = [self.params[i] for i in idx]
@@ -300,18 +301,17 @@ def _dlfuzz_digest(tensors):
     return h.hexdigest()[:16]
 
 
-def _dlfuzz_drop_zero_grads(params, split):
-    # All-zero gradients count as none, as in dlfuzz's C++ runners; the shard of a
-    # split param only when the whole gradient is all zeros (one all-reduce).
-    nonzero = {k: float(bool(p.grad.any())) for k, p in enumerate(params) if p.grad is not None}
-    split_keys = [k for k in nonzero if split[k]]
-    if split_keys:
-        flags = torch.tensor([nonzero[k] for k in split_keys])
-        torch.distributed.all_reduce(flags, op=torch.distributed.ReduceOp.MAX)
-        nonzero.update(zip(split_keys, flags.tolist()))
-    for k, flag in nonzero.items():
-        if flag == 0:
-            params[k].grad = None
+def _dlfuzz_fill_missing_grads(params):
+    # A param autograd gave no gradient (None) gets zeros before the step, as in
+    # dlfuzz's C++ runners: compiled autograd materializes zeros where eager
+    # leaves None, and optimizers treat the two differently (weight decay,
+    # momentum, Adam's moments). Gradients are never dropped by value: a sum that
+    # cancels to exactly 0 on one side and to 1e-7 on the other is compared with
+    # the tolerances of every other value, and both sides step the same way.
+    with torch.no_grad():
+        for p in params:
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
 
 
 def _make_optimizer(train, ps):
@@ -363,9 +363,9 @@ def _run(meta, fn):
             loss = outs[-1]
             result["losses"].append(loss.item())
             loss.backward()
+            _dlfuzz_fill_missing_grads(params)
             if data_parallel:
                 _dlfuzz_sync_grads(params)
-            _dlfuzz_drop_zero_grads(params, split)
             if step == steps - 1:  # copies: an output may be a view of a param the step updates
                 result["outputs"] = [o.detach().clone() for o in outs[:-1]]
                 result["grads"] = [p.grad for p in params]

@@ -154,6 +154,28 @@ class Run(unittest.TestCase):
             r = rt.run(meta([X, W], params=[1], train=(opt, 0.01, 0.0, 0.01, 2)), rt.define_program(TRAIN_SRC))
             self.assertEqual(len(r["losses"]), 2)
 
+    def test_missing_and_zero_gradients_step_alike(self):
+        # w0's gradient is all zeros (defined), w1 gets none (unused): both get a zero
+        # gradient before the step, so weight decay (and momentum, Adam's moments)
+        # treat them the same, whatever autograd materialized.
+        src = """def program(x0, w0, w1):
+    v1 = torch.mul(torch.mul(x0, 0.0), w0)
+    return (v1, torch.sum(v1))
+"""
+        ones = ([3, 2], torch.float32, "ones", 0.0, 0.0, "contiguous", -1, 0)
+        x = ([3, 2], torch.float32, "uniform", -2.0, 2.0, "contiguous", -1, 0)
+        for train in (("sgd", 0.5, 0.9, 0.1, 2), ("adam", 0.1, 0.0, 0.1, 2), ("adamw", 0.1, 0.0, 0.1, 2)):
+            got = rt.run(meta([x, ones, ones], params=[1, 2], train=train), rt.define_program(src))
+            for g in got["grads"]:  # reported as zeros on every side, never None
+                self.assertIsNotNone(g)
+                self.assertTrue(torch.equal(g, torch.zeros(3, 2)))
+            w0, w1 = got["params"]
+            self.assertTrue(torch.equal(w0, w1), train[0])
+            self.assertFalse(torch.equal(w0, torch.ones(3, 2)), train[0])  # weight decay applied
+        # SGD's first step on a zero gradient: w - lr * wd * w.
+        got = rt.run(meta([x, ones, ones], params=[1, 2], train=("sgd", 0.5, 0.0, 0.1, 1)), rt.define_program(src))
+        self.assertTrue(torch.allclose(got["params"][1], torch.full((3, 2), 0.95)))
+
     def test_float64_flag(self):
         m64 = meta([X, W], params=[1], train=("sgd", 0.5, 0.0, 0.0, 2), float64=True)
         got = rt.run(m64, rt.define_program(TRAIN_SRC))

@@ -170,7 +170,7 @@ TEST(PythonDistributed, EagerRanksEqualTheCppRanks) {
   expect_python_equals_cpp(ex, parse(train_program("zero", "step adam lr=0.01 momentum=0.0 weight_decay=0.1 steps=2")),
                            "zero adam");
   // Rank 1's shard of w0 gets an all-zero gradient (the loss reads rank 0's
-  // columns only) while the whole gradient is not all zeros: it stays defined,
+  // columns only): like every gradient it is kept (none is dropped by value),
   // so weight decay shrinks that shard on both sides.
   expect_python_equals_cpp(ex, parse("dlfuzz 1 seed=5 policy=0 mode=train device=cpu world=2 plan=tp\n"
                                      "input %x0 : f32[4,6] range(-2.0,2.0)\n"
