@@ -59,7 +59,8 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     if (opt.programs > 0 && i >= opt.programs) break;
     uint64_t seed = opt.seed + static_cast<uint64_t>(i);
     Program p = generate_program(policies[opt.worlds[i % opt.worlds.size()]], seed);
-    Evaluation ev = evaluate(ex, p, runners, opt.recheck);
+    Evaluation ev = opt.envs.empty() ? evaluate(ex, p, runners, opt.recheck)
+                                     : evaluate_versions(ex, p, runners, opt.envs, opt.recheck);
     std::lock_guard<std::mutex> lock(sh.mu);
     if (counts_programs) ++sh.programs;
     if (python_lane) ++sh.python_programs;
@@ -117,6 +118,7 @@ int run_campaign(const CampaignOptions& opt) {
   }
   nlohmann::json config = {{"runners", opt.runners}, {"jobs", opt.jobs},       {"seed", opt.seed},
                            {"seconds", opt.seconds}, {"programs", opt.programs}, {"timeout_ms", opt.timeout_ms}};
+  if (!opt.envs.empty()) config["envs"] = opt.envs;
   Shared sh;
   sh.store = store.get();
   sh.campaign = store->begin_campaign(config.dump(), "");

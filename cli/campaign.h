@@ -24,6 +24,9 @@ struct CampaignOptions {
   // After the campaign, reduce each new bug (`dlfuzz reduce bug:ID`), this many
   // seconds each; 0: no reduction.
   double reduce_seconds = 0;
+  // Environments to run each runner on, oldest first, compared by the version
+  // oracle (evaluate_versions); empty: the default environment only.
+  std::vector<std::string> envs;
 };
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.

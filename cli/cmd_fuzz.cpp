@@ -26,6 +26,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     uint64_t seed = 1;
     bool no_progress = false, no_recheck = false;
     double reduce = 0;
+    std::string envs;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--time", o->time, "time budget: 90s, 10m, 2h");
@@ -48,6 +49,9 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--timeout", o->timeout, "seconds one runner may take on one program")->capture_default_str();
   cmd->add_flag("--no-progress", o->no_progress, "no live progress line");
   cmd->add_flag("--no-recheck", o->no_recheck, "do not rerun findings to mark flaky ones");
+  cmd->add_option("--envs", o->envs,
+                  "run each runner on these environments, oldest first (`dlfuzz envs`), with the version oracle "
+                  "comparing them: regressions and fixes between releases");
   cmd->add_option("--reduce", o->reduce, "after the campaign, reduce each new bug for up to this many seconds (into DB.reduced/)");
   cmd->callback([o, action, runners_opt] {
     *action = [o, runners_opt]() -> int {
@@ -89,6 +93,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       c.progress = !o->no_progress;
       c.recheck = !o->no_recheck;
       c.reduce_seconds = o->reduce;
+      if (!o->envs.empty()) c.envs = CLI::detail::split(o->envs, ',');
       return run_campaign(c);
     };
   });

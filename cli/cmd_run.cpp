@@ -1,4 +1,4 @@
-// dlfuzz run FILE [--runners a,b] [--world N] [--json [--values]] [--in-process]
+// dlfuzz run FILE [--runners a,b] [--envs OLD,NEW] [--world N] [--json [--values]] [--in-process]
 // Replays one program: the runners under test and their references, each in a
 // crash-isolated worker, judged by the oracles. Exit 1 when there are findings.
 #include <fmt/format.h>
@@ -42,6 +42,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
     int timeout = 60;
     int world = 0;
     std::string backend = "gloo", ranks = "threads";
+    std::string envs;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, ".dlf program")->required();
@@ -53,6 +54,9 @@ void add_run(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--world", o->world, "run over this many ranks instead of the program's world size")
       ->check(CLI::Range(1, 8));
   add_rank_options(cmd, o->backend, o->ranks);
+  cmd->add_option("--envs", o->envs,
+                  "run each runner on these environments, oldest first (e.g. system,venv or build,build-pip; "
+                  "`dlfuzz envs`), and compare them with the version oracle");
   cmd->callback([o, action] {
     *action = [o]() -> int {
       std::vector<std::string> names = CLI::detail::split(o->runners, ',');
@@ -92,7 +96,15 @@ void add_run(CLI::App& app, std::function<int()>* action) {
       eo.backend = o->backend;
       eo.rank_processes = o->ranks == "processes";
       Executor ex(eo);
-      Evaluation ev = evaluate(ex, *p, names, /*recheck=*/true);
+      std::vector<std::string> envs = CLI::detail::split(o->envs, ',');
+      if (o->envs.empty()) envs.clear();
+      for (const auto& e : envs)
+        if (std::string error; !parse_runner("eager@" + e, &error) && !parse_runner("py-eager@" + e, &error)) {
+          std::cerr << "dlfuzz run: --envs: " << error << "\n";
+          return kExitUsage;
+        }
+      Evaluation ev = envs.empty() ? evaluate(ex, *p, names, /*recheck=*/true)
+                                   : evaluate_versions(ex, *p, names, envs, /*recheck=*/true);
       if (o->json) {
         nlohmann::json j = {{"results", nlohmann::json::array()}, {"findings", nlohmann::json::array()},
                             {"skipped", ev.skipped}, {"versions", ev.versions}};

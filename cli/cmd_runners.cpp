@@ -33,7 +33,10 @@ void add_runners(CLI::App& app, std::function<int()>* action) {
           j["available"] = in_build(r);
           rows.push_back(j);
         }
-        std::cout << nlohmann::json{{"runners", rows}, {"environments", envs}}.dump(2) << "\n";
+        // "version": what this binary links; `dlfuzz envs` asks each build for it.
+        std::cout << nlohmann::json{{"version", torch_version_string()}, {"runners", rows}, {"environments", envs}}
+                         .dump(2)
+                  << "\n";
         return kExitOk;
       }
       std::cout << fmt::format("{:<22}{:<8}{:<10}{:<12}{:<7}{:<6}{:<32}{}\n", "runner", "worker", "family", "reference",

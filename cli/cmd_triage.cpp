@@ -20,6 +20,7 @@ struct Opts {
   bool json = false, all = false;
   std::vector<std::string> shards;
   int timeout = 60;
+  std::string envs;  // retest --env A,B
 };
 
 int with_store(const Opts& o, const std::function<int(Store&)>& f) {
@@ -59,12 +60,12 @@ int show(Store& s, const Opts& o) {
   auto d = find_bug(s, o);
   if (!d) return kExitUsage;
   std::cout << fmt::format("bug {}: {}\nstatus {}, {} hits ({} findings), first {}, last {}{}\nsignature {}\n{} vs {} at {}: {}\n"
-                           "versions: {}\n\n{} program:\n{}",
+                           "versions: {}\n{}\n{} program:\n{}",
                            d->bug.id, d->bug.title, d->bug.status, d->bug.hits, d->findings, d->bug.first_seen,
                            d->bug.last_seen,
                            d->bug.duplicate_of ? fmt::format(", duplicate of bug {}", d->bug.duplicate_of) : "",
                            d->bug.full_signature(), d->test_runner, d->ref_runner, d->stage, d->detail, d->versions,
-                           d->reduced ? "reduced" : "example", d->program);
+                           d->affects.empty() ? "" : d->affects + "\n", d->reduced ? "reduced" : "example", d->program);
   return kExitOk;
 }
 
@@ -77,8 +78,59 @@ int report(Store& s, const Opts& o) {
   return kExitOk;
 }
 
+// oracle|ref|test|stage|error without the runner names: the same bug on
+// another environment (whose runner names carry @ENV).
+std::string without_runners(const std::string& sig) {
+  std::vector<std::string> f;
+  size_t start = 0;
+  for (int i = 0; i < 4; ++i) {
+    size_t bar = sig.find('|', start);
+    if (bar == std::string::npos) return sig;
+    f.push_back(sig.substr(start, bar - start));
+    start = bar + 1;
+  }
+  return f[0] + "|" + f[3] + "|" + sig.substr(start);
+}
+
+// Replays every bug on each environment and records which it affects.
+int retest_envs(Store& s, const Opts& o, const std::vector<std::string>& envs) {
+  ExecutorOptions eo = default_executor_options();
+  eo.timeout_ms = o.timeout * 1000;
+  Executor ex(eo);
+  int checked = 0;
+  for (const auto& b : s.bugs()) {
+    auto d = load_bug(s, b.id);
+    if (!d || d->oracle == "version") continue;  // a version bug is about two environments already
+    ParseResult pr = parse_program(d->program, fmt::format("bug:{}", b.id));
+    auto spec = parse_runner(d->test_runner);
+    if (!pr.ok() || !spec) {
+      std::cout << fmt::format("bug {:>4}: skipped ({})\n", b.id, pr.ok() ? "unknown runner " + d->test_runner
+                                                                       : pr.error->str());
+      continue;
+    }
+    spec->env.clear();
+    for (const auto& env : envs) {
+      std::string runner = spec->name() + "@" + env;
+      if (!parse_runner(runner)) continue;  // the other worker kind: not this bug's PyTorch
+      Evaluation ev = evaluate(ex, pr.program, {runner}, false);
+      bool affected = false;
+      for (const auto& f : ev.findings) affected |= without_runners(f.signature()) == without_runners(b.signature);
+      std::string version;
+      for (const auto& r : ev.results)
+        if (r.runner == runner) version = r.versions;
+      if (!ev.reference_failures.empty()) version += " (program invalid there)";
+      s.record_env_check(b.id, env, version, affected);
+      ++checked;
+    }
+    std::cout << fmt::format("bug {:>4}: {} ({})\n", b.id, affects_line(s.env_checks(b.id)), b.title);
+  }
+  std::cout << fmt::format("{} checks recorded\n", checked);
+  return kExitOk;
+}
+
 // Replays every open bug against this build: fixed, or still failing.
 int retest(Store& s, const Opts& o) {
+  if (!o.envs.empty()) return retest_envs(s, o, CLI::detail::split(o.envs, ','));
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = o.timeout * 1000;
   Executor ex(eo);
@@ -157,6 +209,9 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
   auto* rt = cmd->add_subcommand("retest", "Replay every open bug against this build; mark fixed ones");
   db(rt);
   rt->add_option("--timeout", o->timeout, "seconds per runner")->capture_default_str();
+  rt->add_option("--env", o->envs,
+                 "replay every bug on each of these environments (`dlfuzz envs`) and record which it affects, "
+                 "instead of marking fixed ones");
   rt->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return retest(s, *o); }); }; });
 }
 

@@ -22,5 +22,6 @@ void add_triage(CLI::App& app, std::function<int()>* action);
 void add_gate(CLI::App& app, std::function<int()>* action);
 void add_libfuzzer(CLI::App& app, std::function<int()>* action);
 void add_runners(CLI::App& app, std::function<int()>* action);
+void add_envs(CLI::App& app, std::function<int()>* action);
 
 }  // namespace dlfuzz::cli

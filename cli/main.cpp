@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add_gate(app, &action);
   add_libfuzzer(app, &action);
   add_runners(app, &action);
+  add_envs(app, &action);
   add_worker(app, &action);
   try {
     app.parse(argc, argv);

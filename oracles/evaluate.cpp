@@ -78,4 +78,41 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
   return ev;
 }
 
+Evaluation evaluate_versions(Executor& ex, const Program& p, const std::vector<std::string>& test_runners,
+                             const std::vector<std::string>& envs, bool recheck) {
+  // runner -> its name on each environment ("" where it cannot run there)
+  std::vector<std::vector<std::string>> names;
+  std::vector<std::string> all;
+  for (const auto& t : test_runners) {
+    names.emplace_back();
+    for (const auto& e : envs) {
+      std::string n = t + "@" + e;
+      names.back().push_back(parse_runner(n) ? n : "");
+      if (!names.back().back().empty()) all.push_back(n);
+    }
+  }
+  Evaluation ev = evaluate(ex, p, all, recheck);
+  std::map<std::string, const RunResult*> by_name;
+  for (const auto& r : ev.results) by_name.emplace(r.runner, &r);
+  auto side = [&](const std::string& n) {
+    VersionSide s;
+    s.runner = n;
+    RunnerSpec spec = runner_spec(n);
+    const RunResult* ref = by_name[spec.reference(p)];
+    const RunResult* test = by_name[n];
+    s.reference_ok = ref && ref->ok() && test;
+    s.version = ref ? ref->versions : "";
+    for (const auto& f : ev.findings)
+      if (f.test_runner == n) s.finding = &f;
+    return s;
+  };
+  std::vector<Finding> version_findings;
+  for (const auto& per_env : names)
+    for (size_t i = 0; i + 1 < per_env.size(); ++i)
+      if (!per_env[i].empty() && !per_env[i + 1].empty())
+        if (auto f = check_version(side(per_env[i]), side(per_env[i + 1]))) version_findings.push_back(*f);
+  ev.findings.insert(ev.findings.end(), version_findings.begin(), version_findings.end());
+  return ev;
+}
+
 }  // namespace dlfuzz

@@ -8,6 +8,7 @@
 
 #include "oracles/finding.h"
 #include "oracles/oracle_table.h"
+#include "oracles/version_oracle.h"
 #include "runners/executor.h"
 
 namespace dlfuzz {
@@ -24,5 +25,13 @@ struct Evaluation {
 // and marked flaky. Runner names must parse (parse_runner); one that does not
 // is skipped.
 Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::string>& test_runners, bool recheck);
+
+// The same test runners on several environments, oldest first (`envs`: names
+// or paths as in RUNNER@ENV): each runner@env judged against the eager of its
+// own environment, then the version oracle (oracles/version_oracle.h) compares
+// each pair of neighbouring environments. A runner is skipped on an
+// environment of the other worker kind (ts on a Python install).
+Evaluation evaluate_versions(Executor& ex, const Program& p, const std::vector<std::string>& test_runners,
+                             const std::vector<std::string>& envs, bool recheck);
 
 }  // namespace dlfuzz

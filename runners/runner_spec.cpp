@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 namespace dlfuzz {
@@ -20,12 +22,18 @@ struct NamedEnv {
 const NamedEnv kNamedEnvs[] = {
     {"venv", python, "the project's .venv (PyTorch 2.x from PyPI), or $DLFUZZ_PYTHON"},
     {"system", python, "/usr/bin/python3: Debian's python3-torch (1.13)"},
+    {"build", native, "build/dlfuzz: dlfuzz built against Debian's LibTorch (1.13)"},
     {"build-pip", native, "build-pip/dlfuzz: dlfuzz built against the PyPI wheel's LibTorch"},
 };
+// Another PyPI release beside .venv: `scripts/setup.sh --torch X` makes
+// .venv-X, selected as @venv-X.
+constexpr const char* kVersionedVenv = "venv-";
+const NamedEnv kVersionedVenvEnv = {kVersionedVenv, python, "another PyPI release (.venv-X)"};
 
 const NamedEnv* find_named_env(const std::string& name) {
   for (const auto& e : kNamedEnvs)
     if (name == e.name) return &e;
+  if (name.size() > 5 && name.compare(0, 5, kVersionedVenv) == 0) return &kVersionedVenvEnv;
   return nullptr;
 }
 }  // namespace
@@ -94,7 +102,7 @@ std::optional<RunnerSpec> parse_runner(const std::string& name, std::string* err
       s.env = x;
     } else {
       return fail(fmt::format("'{}': '@{}' is not a suffix (@1, @cpu, or an environment: a path or one of "
-                              "venv, system, build-pip)",
+                              "venv, venv-VERSION, system, build, build-pip)",
                               name, x));
     }
   }
@@ -128,6 +136,15 @@ std::vector<std::string> cross_device_references(const Program& p) {
 std::vector<WorkerEnv> named_envs(const EnvDefaults& d) {
   std::vector<WorkerEnv> v;
   for (const auto& e : kNamedEnvs) v.push_back(resolve_env(RunnerSpec{nullptr, "", false, false, e.name}, d));
+  std::error_code ec;
+  std::vector<std::string> versioned;
+  for (const auto& entry : std::filesystem::directory_iterator(d.source_dir, ec)) {
+    std::string dir = entry.path().filename().string();
+    if (dir.rfind(".venv-", 0) == 0 && std::filesystem::exists(entry.path() / "bin/python"))
+      versioned.push_back(dir.substr(1));
+  }
+  std::sort(versioned.begin(), versioned.end());
+  for (const auto& name : versioned) v.push_back(resolve_env(RunnerSpec{nullptr, "", false, false, name}, d));
   return v;
 }
 
@@ -144,8 +161,12 @@ WorkerEnv resolve_env(const RunnerSpec& spec, const EnvDefaults& d) {
     e.path = d.python;
   } else if (spec.env == "system") {
     e.path = "/usr/bin/python3";
+  } else if (spec.env == "build") {
+    e.path = d.source_dir + "/build/dlfuzz";
   } else if (spec.env == "build-pip") {
     e.path = d.source_dir + "/build-pip/dlfuzz";
+  } else if (named == &kVersionedVenvEnv) {
+    e.path = d.source_dir + "/." + spec.env + "/bin/python";
   }
   return e;
 }

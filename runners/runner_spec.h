@@ -85,8 +85,10 @@ RunnerSpec runner_spec(const std::string& name);
 std::vector<std::string> cross_device_references(const Program& p);
 
 // The named environments: "venv" (the project's .venv, or $DLFUZZ_PYTHON),
-// "system" (/usr/bin/python3: Debian's torch 1.13), "build-pip" (dlfuzz built
-// against the wheel's LibTorch); `defaults` gives the default paths.
+// "venv-X" (.venv-X: another PyPI release, `scripts/setup.sh --torch X`),
+// "system" (/usr/bin/python3: Debian's torch 1.13), "build" and "build-pip"
+// (dlfuzz built against Debian's LibTorch and the wheel's); `defaults` gives
+// the default paths.
 struct EnvDefaults {
   std::string dlfuzz_binary;  // this binary
   std::string python;         // "" when no Python with PyTorch 2.x is configured

@@ -4,6 +4,28 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Opt-in: `scripts/setup.sh --torch 2.14.1` makes .venv-2.14.1 with that PyPI
+# release (selected as RUNNER@venv-2.14.1; `dlfuzz envs` lists it), for the
+# version oracle. It costs what .venv costs, about 5-6 GB with the CUDA wheels,
+# and pip resolves that release's own dependencies. Nothing else is done.
+if [[ ${1:-} == --torch ]]; then
+  version=${2:?usage: scripts/setup.sh --torch VERSION}
+  dir=.venv-$version
+  need_kb=$((6 * 1024 * 1024))
+  free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+  if ((free_kb < need_kb)); then
+    echo "setup: error: torch $version needs about 6 GB for $PWD/$dir; $((free_kb / 1024)) MB are free" >&2
+    exit 1
+  fi
+  echo "setup: installing torch==$version into $dir (about 5-6 GB; a few minutes)"
+  [[ -x $dir/bin/python ]] || /usr/bin/python3 -m venv "$dir"
+  mkdir -p "$dir/pip-tmp"
+  TMPDIR=$PWD/$dir/pip-tmp "$dir/bin/pip" install -q --disable-pip-version-check --no-cache-dir "torch==$version"
+  rm -rf "$dir/pip-tmp"
+  echo "setup: $dir ready: e.g. build/dlfuzz run p.dlf --runners inductor --envs venv-$version,venv"
+  exit 0
+fi
+
 # Debian packages: the toolchain, Debian's LibTorch 1.13 (second system under
 # test), and the libraries dlfuzz uses.
 DEBIAN_PACKAGES=(

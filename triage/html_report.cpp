@@ -85,12 +85,13 @@ std::string html_report(Store& store) {
   s += svg_chart("Unique bugs over time", {bugs});
   s += svg_chart("Throughput over time", {rate});
   s += "<table><tr><th>id</th><th>status</th><th>hits</th><th>first seen</th><th>last seen</th><th>title</th>"
-       "<th>reduced ops</th></tr>\n";
+       "<th>reduced ops</th><th>versions</th></tr>\n";
   for (const auto& b : store.bugs()) {
     std::string status = b.duplicate_of ? fmt::format("{} (dup of {})", b.status, b.duplicate_of) : b.status;
-    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.id,
-                     escape(status), b.hits, escape(b.first_seen), escape(b.last_seen), escape(b.title),
-                     escape(b.reduced_ops));
+    s += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.id,
+        escape(status), b.hits, escape(b.first_seen), escape(b.last_seen), escape(b.title), escape(b.reduced_ops),
+        escape(affects_line(store.env_checks(b.id))));
   }
   return s + "</table></body></html>\n";
 }

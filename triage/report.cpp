@@ -32,6 +32,7 @@ std::optional<BugDetail> load_bug(Store& store, int64_t id) {
   d.findings = q.column_int(7);
   d.program = q.column_text(8);
   d.reduced = q.column_int(9) != 0;
+  d.affects = affects_line(store.env_checks(id));
   return d;
 }
 
@@ -46,8 +47,10 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
   s += fmt::format("dlfuzz bug {} ({}), seen {} times from {} to {}; signature `{}`.\n\n", d.bug.id, d.bug.status,
                    d.bug.hits, d.bug.first_seen, d.bug.last_seen, d.bug.signature);
   s += "## Environment\n\n";
-  s += fmt::format("- versions: {}\n- host: {}\n- path under test: `{}` (compared with `{}`)\n\n", d.versions, d.host,
+  s += fmt::format("- versions: {}\n- host: {}\n- path under test: `{}` (compared with `{}`)\n", d.versions, d.host,
                    d.test_runner, d.ref_runner);
+  if (!d.affects.empty()) s += fmt::format("- {}\n", d.affects);
+  s += "\n";
   s += "## Expected vs actual\n\n";
   s += fmt::format("Expected: `{}` agrees with eager PyTorch (`{}`).\n\nActual ({} oracle, at {}): {}\n\n",
                    d.test_runner, d.ref_runner, d.oracle, d.stage, d.detail);

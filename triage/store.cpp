@@ -41,6 +41,10 @@ const char* kMigrations[] = {
     // at the bug they repeat.
     "ALTER TABLE bugs ADD COLUMN reduced_ops TEXT;"
     "ALTER TABLE bugs ADD COLUMN duplicate_of INTEGER REFERENCES bugs(id);",
+    // 3: which environments (PyTorch versions) a bug affects, from
+    // `triage retest --env`: one row per bug and environment, the latest check.
+    "CREATE TABLE bug_envs(bug_id INTEGER REFERENCES bugs(id), env TEXT NOT NULL, version TEXT,"
+    " affected INTEGER NOT NULL, checked_at TEXT NOT NULL, PRIMARY KEY(bug_id, env));",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1, "one migration per version");
 
@@ -270,6 +274,39 @@ int64_t Store::count(const std::string& table) {
   auto st = db_->prepare("SELECT count(*) FROM " + table);
   st.step();
   return st.column_int(0);
+}
+
+}  // namespace dlfuzz
+
+namespace dlfuzz {
+
+void Store::record_env_check(int64_t bug, const std::string& env, const std::string& version, bool affected) {
+  db_->prepare("INSERT OR REPLACE INTO bug_envs(bug_id, env, version, affected, checked_at) VALUES(?,?,?,?,?)")
+      .bind(1, bug)
+      .bind(2, env)
+      .bind(3, version)
+      .bind(4, static_cast<int64_t>(affected))
+      .bind(5, now_utc())
+      .run();
+}
+
+std::vector<EnvCheck> Store::env_checks(int64_t bug) {
+  std::vector<EnvCheck> v;
+  auto st = db_->prepare("SELECT env, version, affected, checked_at FROM bug_envs WHERE bug_id = ? ORDER BY rowid");
+  st.bind(1, bug);
+  while (st.step()) v.push_back({st.column_text(0), st.column_text(1), st.column_int(2) != 0, st.column_text(3)});
+  return v;
+}
+
+std::string affects_line(const std::vector<EnvCheck>& checks) {
+  if (checks.empty()) return "";
+  std::string yes, no;
+  for (const auto& c : checks) {
+    std::string item = c.version.empty() ? c.env : fmt::format("{} ({})", c.env, c.version);
+    std::string& list = c.affected ? yes : no;
+    list += (list.empty() ? "" : ", ") + item;
+  }
+  return fmt::format("affects: {} / not in: {}", yes.empty() ? "none checked" : yes, no.empty() ? "none" : no);
 }
 
 }  // namespace dlfuzz

@@ -12,7 +12,7 @@
 
 namespace dlfuzz {
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 struct BugRow {
   int64_t id;
@@ -24,6 +24,15 @@ struct BugRow {
   // The signature refined by the reduced op set, once there is one.
   std::string full_signature() const { return reduced_ops.empty() ? signature : signature + "|ops=" + reduced_ops; }
 };
+
+// One `triage retest --env` verdict: whether the bug shows on that environment.
+struct EnvCheck {
+  std::string env, version;
+  bool affected = false;
+  std::string checked_at;
+};
+// "affects: build (torch 1.13.0) / not in: build-pip (torch 2.15.0)"; "" when unchecked.
+std::string affects_line(const std::vector<EnvCheck>& checks);
 
 class Store {
  public:
@@ -47,6 +56,11 @@ class Store {
   // set) equals an earlier bug's in the same runner family (ts, ts-nnc and
   // ts-legacy are one) is marked duplicate_of that bug; returns its id or 0.
   int64_t record_reduction(int64_t bug, const std::string& program_hash, const std::string& ops);
+
+  // Which environments a bug shows on (`triage retest --env`): the latest
+  // verdict per environment.
+  void record_env_check(int64_t bug, const std::string& env, const std::string& version, bool affected);
+  std::vector<EnvCheck> env_checks(int64_t bug);
 
   std::vector<BugRow> bugs();
   int64_t count(const std::string& table);

@@ -154,7 +154,7 @@ def load(program, fp64):
 def compiled_fn(runner, meta, fn):
     if runner not in RUNNERS:
         raise ValueError(f"unknown runner {runner}")
-    if runner not in ("py-eager", "py-eager64") and not hasattr(torch, "compile"):
+    if runner not in ("py-eager", "py-eager64", "fault-py-regression") and not hasattr(torch, "compile"):
         raise RuntimeError(f"{runner} needs torch.compile (PyTorch 2.x); this is torch {torch.__version__}")
     return RUNNERS[runner](meta, fn)
 
@@ -184,7 +184,25 @@ RUNNERS = {
     "inductor-dynamic": lambda meta, fn: torch.compile(fn, dynamic=True),
     "aot-eager": lambda meta, fn: torch.compile(fn, backend="aot_eager"),
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
+    "fault-py-regression": lambda meta, fn: planted_regression(fn),
 }
+
+
+def planted_regression(fn):
+    """Eager, with the first element of the first float output changed, but only
+    on PyTorch 2 and later: the same runner is right on 1.13 and wrong on 2.x,
+    a regression the version oracle must catch (and nothing else)."""
+    if int(torch.__version__.split(".")[0]) < 2:
+        return fn
+
+    def wrong(*args):
+        outs = list(fn(*args))
+        for i, o in enumerate(outs):
+            if o.is_floating_point() and o.numel() > 0:
+                outs[i] = o + torch.nn.functional.pad(torch.ones(1, dtype=o.dtype), (0, o.numel() - 1)).view(o.shape)
+                break
+        return tuple(outs)
+    return wrong
 
 
 def stage_of(exc, tb_text):

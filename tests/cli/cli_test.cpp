@@ -123,6 +123,38 @@ TEST(Cli, RunnersTableAndTwoPythonInterpretersInOneRun) {
   EXPECT_NE(versions["py-eager@system"].find("torch 1.13"), std::string::npos) << versions["py-eager@system"];
 }
 
+// The version oracle end to end: a planted regression (a Python fault runner
+// right on torch 1.13, wrong on PyTorch 2.x) is caught between Debian's python3
+// and .venv; the same install named twice gives nothing; `triage retest --env`
+// records which versions a stored bug affects, and show/report print it.
+TEST(Cli, VersionOracleCatchesAPlantedRegressionAndRetestRecordsVersions) {
+  if (!fs::exists("/usr/bin/python3") || !fs::exists(std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python"))
+    GTEST_SKIP() << "needs .venv and Debian's python3-torch (scripts/setup.sh installs both)";
+  std::string path = temp_path("regression.dlf");
+  ASSERT_EQ(dlfuzz("gen --seed 5 -o " + path).code, 0);
+  Outcome o = dlfuzz("run " + path + " --runners fault-py-regression --envs system,venv");
+  EXPECT_EQ(o.code, 1) << o.out;
+  EXPECT_NE(o.out.find("FINDING [version] fault-py-regression@venv vs fault-py-regression@system: regression"),
+            std::string::npos)
+      << o.out;
+  Outcome same = dlfuzz("run " + path + " --runners py-eager,fault-py-regression --envs system,/usr/bin/python3");
+  EXPECT_EQ(same.code, 0) << "an identical pair gives nothing: " << same.out;
+  Outcome bad = dlfuzz("run " + path + " --runners ts --envs nowhere");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+
+  std::string db = temp_path("versions.db");
+  Outcome fuzz = dlfuzz("fuzz --programs 2 --runners fault-py-regression --no-progress --no-recheck --db " + db);
+  ASSERT_EQ(fuzz.code, 1) << fuzz.out;
+  Outcome retest = dlfuzz("triage retest --env system,venv --db " + db);
+  ASSERT_EQ(retest.code, 0) << retest.out;
+  EXPECT_NE(retest.out.find("affects: venv (torch 2."), std::string::npos) << retest.out;
+  EXPECT_NE(retest.out.find("not in: system (torch 1.13"), std::string::npos) << retest.out;
+  Outcome show = dlfuzz("triage show 1 --db " + db);
+  EXPECT_NE(show.out.find("affects: venv"), std::string::npos) << show.out;
+  Outcome report = dlfuzz("triage report 1 --db " + db);
+  EXPECT_NE(report.out.find("- affects: venv"), std::string::npos) << report.out;
+}
+
 TEST(Cli, CorruptDatabaseIsRefusedAndUntouched) {
   std::string db = write("corrupt.db", std::string(4096, 'z'));
   Outcome o = dlfuzz("fuzz --programs 1 --runners ts --no-progress --db " + db);

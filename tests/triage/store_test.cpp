@@ -137,7 +137,7 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
     int64_t c = s.begin_campaign("{}", "v");
     s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
     // Turn it back into a version-1 store, as an older dlfuzz wrote it.
-    s.db().exec("ALTER TABLE bugs DROP COLUMN duplicate_of; ALTER TABLE bugs DROP COLUMN reduced_ops;"
+    s.db().exec("DROP TABLE bug_envs; ALTER TABLE bugs DROP COLUMN duplicate_of; ALTER TABLE bugs DROP COLUMN reduced_ops;"
                 "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   }
   Store s(path);
@@ -148,6 +148,7 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
   EXPECT_EQ(s.bugs()[0].hits, 1);
   EXPECT_EQ(s.bugs()[0].reduced_ops, "");
   EXPECT_EQ(s.count("findings"), 1);
+  EXPECT_TRUE(s.env_checks(s.bugs()[0].id).empty()) << "bug_envs (v3) exists and is empty";
 }
 
 TEST(Store, ReducedOpSetRefinesTheSignatureAndMarksDuplicatesWithinARunnerFamily) {
@@ -201,6 +202,23 @@ TEST(Merge, OverlappingShardsFoldIntoOneWithTheRightCounts) {
   auto orphans = merged.db().prepare("SELECT count(*) FROM findings WHERE bug_id NOT IN (SELECT id FROM bugs)");
   ASSERT_TRUE(orphans.step());
   EXPECT_EQ(orphans.column_int(0), 0);
+}
+
+}  // namespace dlfuzz
+
+namespace dlfuzz {
+
+TEST(Store, EnvChecksKeepTheLatestVerdictPerEnvironment) {
+  Store s(temp_db("envs.db"));
+  int64_t c = s.begin_campaign("{}", "v");
+  int64_t bug = s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
+  EXPECT_EQ(affects_line(s.env_checks(bug)), "");
+  s.record_env_check(bug, "build", "torch 1.13.0 (debian)", true);
+  s.record_env_check(bug, "build-pip", "torch 2.15.0 (pip)", true);
+  s.record_env_check(bug, "build-pip", "torch 2.15.0 (pip)", false);  // rechecked: fixed there
+  auto checks = s.env_checks(bug);
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(affects_line(checks), "affects: build (torch 1.13.0 (debian)) / not in: build-pip (torch 2.15.0 (pip))");
 }
 
 }  // namespace dlfuzz
