@@ -47,7 +47,8 @@ import warnings
 # cached kernels can fail to load here (seen: "undefined symbol: Sleef_expf16_u10").
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(
     os.path.expanduser("~/.cache/dlfuzz/inductor"),
-    hashlib.sha1(os.path.realpath(sys.executable).encode()).hexdigest()[:12]))
+    # sys.prefix, not the interpreter: two venvs share one python3.11 binary.
+    hashlib.sha1(os.path.realpath(sys.prefix).encode()).hexdigest()[:12]))
 warnings.filterwarnings("ignore")
 # AOTInductor's CPU wrapper .so expects libtorch's aoti_torch_* symbols to be
 # global; without this, aoti_load_package fails with "undefined symbol:

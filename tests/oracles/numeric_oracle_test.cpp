@@ -70,7 +70,8 @@ TEST(NumericOracle, NaNAndInfPositionsMustMatch) {
   EXPECT_NE(compare_tensor(f32({INFINITY}), f32({-INFINITY}), nullptr).find("Inf position"), std::string::npos);
 }
 
-// An all-zero gradient counts as none. A gradient that cancels to exactly
+// A missing gradient compares as zeros (the runners give every param one, zeros
+// where autograd gave none, before the step). A gradient that cancels to exactly
 // zero in one reduction order and to 1e-7 in another (ranks, fusion) is not a
 // finding; a gradient really missing, or really there, still is.
 TEST(NumericOracle, MissingGradientIsComparedAsZeros) {
