@@ -8,8 +8,8 @@
 
 #include <chrono>
 
-#include "oracles/evaluate.h"
 #include "generator/generator.h"
+#include "oracles/evaluate.h"
 #include "runners/runner.h"
 
 namespace {

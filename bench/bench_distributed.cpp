@@ -74,7 +74,8 @@ void BM_OneRank(benchmark::State& state) {
   dlfuzz::RunConfig cfg;
   cfg.warmup = 0;
   for (auto _ : state) report(state, eager->run(p, cfg));
-  state.counters["steps/s"] = benchmark::Counter(double(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
+  state.counters["steps/s"] =
+      benchmark::Counter(double(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
 }
 
 void BM_Distributed(benchmark::State& state, const std::string& runner, int world, const char* plan) {
@@ -82,7 +83,8 @@ void BM_Distributed(benchmark::State& state, const std::string& runner, int worl
   dlfuzz::RunConfig cfg;
   cfg.warmup = 0;
   for (auto _ : state) report(state, dlfuzz::run_distributed(runner, p, cfg));
-  state.counters["steps/s"] = benchmark::Counter(double(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
+  state.counters["steps/s"] =
+      benchmark::Counter(double(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
 }
 
 void BM_TensorParallel(benchmark::State& state, int world) {
@@ -90,17 +92,38 @@ void BM_TensorParallel(benchmark::State& state, int world) {
   dlfuzz::RunConfig cfg;
   cfg.warmup = 0;
   for (auto _ : state) report(state, dlfuzz::run_distributed("eager", p, cfg));
-  state.counters["steps/s"] = benchmark::Counter(double(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
+  state.counters["steps/s"] =
+      benchmark::Counter(double(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
 }
 
 }  // namespace
 
 BENCHMARK(BM_OneRank)->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(10);
-BENCHMARK_CAPTURE(BM_Distributed, one_process_ref_w2, "eager@1", 2, "dp")->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(10);
-BENCHMARK_CAPTURE(BM_Distributed, ddp_w2, "eager", 2, "dp")->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(10);
-BENCHMARK_CAPTURE(BM_Distributed, ddp_w4, "eager", 4, "dp")->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(10);
-BENCHMARK_CAPTURE(BM_Distributed, zero_w2, "eager", 2, "zero")->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(10);
-BENCHMARK_CAPTURE(BM_Distributed, zero_w4, "eager", 4, "zero")->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(10);
+BENCHMARK_CAPTURE(BM_Distributed, one_process_ref_w2, "eager@1", 2, "dp")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Arg(1)
+    ->Arg(10);
+BENCHMARK_CAPTURE(BM_Distributed, ddp_w2, "eager", 2, "dp")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Arg(1)
+    ->Arg(10);
+BENCHMARK_CAPTURE(BM_Distributed, ddp_w4, "eager", 4, "dp")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Arg(1)
+    ->Arg(10);
+BENCHMARK_CAPTURE(BM_Distributed, zero_w2, "eager", 2, "zero")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Arg(1)
+    ->Arg(10);
+BENCHMARK_CAPTURE(BM_Distributed, zero_w4, "eager", 4, "zero")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Arg(1)
+    ->Arg(10);
 BENCHMARK_CAPTURE(BM_TensorParallel, tp_w2, 2)->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(10);
 BENCHMARK_CAPTURE(BM_TensorParallel, tp_w4, 4)->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(10);
 BENCHMARK_MAIN();

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <iostream>
 
-#include "oracles/evaluate.h"
 #include "generator/dlf.h"
+#include "oracles/evaluate.h"
 #include "reducers/delta.h"
 #include "triage/store.h"
 
@@ -41,8 +41,8 @@ Row reduce_with(Executor& ex, const Program& p, const std::string& runner, const
   }
   ReduceStats s;
   std::string want = ours ? sig : "";  // plain ddmin accepts any finding
-  Program out = reduce_program(p, [&](const Program& c) { return !c.body.yields.empty() && shows(ex, c, runner, want); },
-                               opt, &s);
+  Program out = reduce_program(
+      p, [&](const Program& c) { return !c.body.yields.empty() && shows(ex, c, runner, want); }, opt, &s);
   Row r;
   r.queries = s.queries;
   r.seconds = s.seconds;
@@ -75,16 +75,17 @@ int main(int argc, char** argv) {
   std::vector<int> sizes_a, sizes_b;
   while (st.step() && n < max_bugs) {
     std::string runner = st.column_text(3);
-    if (runner_spec(runner).worker() == WorkerKind::python) continue;  // seconds per query: left to the note's separate runs
+    if (runner_spec(runner).worker() == WorkerKind::python)
+      continue;  // seconds per query: left to the note's separate runs
     ParseResult pr = parse_program(st.column_text(2));
     if (!pr.ok()) continue;
     std::string sig = st.column_text(1);
     if (!shows(ex, pr.program, runner, sig)) continue;  // flaky: not reproducible now
     Row a = reduce_with(ex, pr.program, runner, sig, true, max_seconds);
     Row b = reduce_with(ex, pr.program, runner, sig, false, max_seconds);
-    std::cout << fmt::format("| {} | {} | {} | {} | {:.1f} | {} | {} | {} | {:.1f} | {} | {} |\n", st.column_int(0), runner,
-                             pr.program.count_nodes(), a.queries, a.seconds, a.nodes, a.drift ? "yes" : "no", b.queries,
-                             b.seconds, b.nodes, b.drift ? "yes" : "no")
+    std::cout << fmt::format("| {} | {} | {} | {} | {:.1f} | {} | {} | {} | {:.1f} | {} | {} |\n", st.column_int(0),
+                             runner, pr.program.count_nodes(), a.queries, a.seconds, a.nodes, a.drift ? "yes" : "no",
+                             b.queries, b.seconds, b.nodes, b.drift ? "yes" : "no")
               << std::flush;
     tot_a.queries += a.queries, tot_a.seconds += a.seconds, drift_a += a.drift, sizes_a.push_back(a.nodes);
     tot_b.queries += b.queries, tot_b.seconds += b.seconds, drift_b += b.drift, sizes_b.push_back(b.nodes);
@@ -95,9 +96,10 @@ int main(int argc, char** argv) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  std::cout << fmt::format("\n{} bugs. ours: {} queries, {:.1f} s, median {} nodes, {} drifted. "
-                           "plain ddmin: {} queries, {:.1f} s, median {} nodes, {} drifted.\n",
-                           n, tot_a.queries, tot_a.seconds, median(sizes_a), drift_a, tot_b.queries, tot_b.seconds,
-                           median(sizes_b), drift_b);
+  std::cout << fmt::format(
+      "\n{} bugs. ours: {} queries, {:.1f} s, median {} nodes, {} drifted. "
+      "plain ddmin: {} queries, {:.1f} s, median {} nodes, {} drifted.\n",
+      n, tot_a.queries, tot_a.seconds, median(sizes_a), drift_a, tot_b.queries, tot_b.seconds, median(sizes_b),
+      drift_b);
   return 0;
 }

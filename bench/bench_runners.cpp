@@ -5,8 +5,8 @@
 // iterations. Run: build/bench/bench_runners
 #include <benchmark/benchmark.h>
 
-#include "oracles/evaluate.h"
 #include "generator/generator.h"
+#include "oracles/evaluate.h"
 #include "runners/executor.h"
 
 namespace {

@@ -5,18 +5,18 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
-#include <filesystem>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <set>
 #include <thread>
 
-#include "oracles/evaluate.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
+#include "oracles/evaluate.h"
 #include "triage/store.h"
 
 namespace dlfuzz {
@@ -40,8 +40,8 @@ using Clock = std::chrono::steady_clock;
 // One lane: its own executor (workers) and its own stream of seeds. A lane
 // counts the campaign's programs (the native lanes, or the Python lane when it
 // is alone) and, running PyTorch 2.x's runners, the programs through them.
-void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, bool counts_programs,
-          bool python_lane, std::atomic<int64_t>& next_index, Shared& sh, Clock::time_point deadline) {
+void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, bool counts_programs, bool python_lane,
+          std::atomic<int64_t>& next_index, Shared& sh, Clock::time_point deadline) {
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = opt.timeout_ms;
   eo.backend = opt.backend;
@@ -116,7 +116,7 @@ int run_campaign(const CampaignOptions& opt) {
               << " need PyTorch 2.x: no .venv/bin/python (run scripts/setup.sh) and no $DLFUZZ_PYTHON\n";
     return 2;
   }
-  nlohmann::json config = {{"runners", opt.runners}, {"jobs", opt.jobs},       {"seed", opt.seed},
+  nlohmann::json config = {{"runners", opt.runners}, {"jobs", opt.jobs},         {"seed", opt.seed},
                            {"seconds", opt.seconds}, {"programs", opt.programs}, {"timeout_ms", opt.timeout_ms}};
   if (!opt.envs.empty()) config["envs"] = opt.envs;
   Shared sh;
@@ -186,11 +186,13 @@ int run_campaign(const CampaignOptions& opt) {
                              sh.invalid);
   for (const auto& b : store->bugs())
     if (sh.bugs.count(b.id))
-      std::cout << fmt::format("  bug {:>4} x{:<4} {}{}\n", b.id, b.hits, b.title, sh.new_bugs.count(b.id) ? "  [new]" : "");
+      std::cout << fmt::format("  bug {:>4} x{:<4} {}{}\n", b.id, b.hits, b.title,
+                               sh.new_bugs.count(b.id) ? "  [new]" : "");
   if (sh.bugs.size())
-    std::cout << fmt::format("  replay one: sqlite3 {} \"SELECT text FROM programs WHERE hash=(SELECT example_program "
-                             "FROM bugs WHERE id=N)\" > bug.dlf && dlfuzz run bug.dlf --runners <runner>\n",
-                             opt.db);
+    std::cout << fmt::format(
+        "  replay one: sqlite3 {} \"SELECT text FROM programs WHERE hash=(SELECT example_program "
+        "FROM bugs WHERE id=N)\" > bug.dlf && dlfuzz run bug.dlf --runners <runner>\n",
+        opt.db);
   if (opt.reduce_seconds > 0 && !sh.new_bugs.empty()) reduce_new_bugs(opt, sh.new_bugs);
   return sh.findings ? 1 : 0;
 }

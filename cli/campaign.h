@@ -12,9 +12,9 @@ struct CampaignOptions {
   int64_t programs = 0;  // 0: no program limit (one of the two must be set)
   std::vector<std::string> runners;
   std::vector<int> worlds = {1};  // program i has worlds[i % size] ranks
-  std::string backend = "gloo";    // their process groups: gloo or nccl
-  bool rank_processes = false;     // Gloo ranks as processes (TCPStore), not threads
-  std::string device = "cpu";      // where programs run: cpu or cuda
+  std::string backend = "gloo";   // their process groups: gloo or nccl
+  bool rank_processes = false;    // Gloo ranks as processes (TCPStore), not threads
+  std::string device = "cpu";     // where programs run: cpu or cuda
   int jobs = 1;
   uint64_t seed = 1;
   std::string db = "dlfuzz.db";

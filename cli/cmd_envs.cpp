@@ -53,8 +53,8 @@ void add_envs(CLI::App& app, std::function<int()>* action) {
     *action = [json]() -> int {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& e : named_envs(default_executor_options().env_defaults()))
-        rows.push_back({{"name", e.name}, {"worker", worker_kind_name(e.kind)}, {"path", e.path},
-                        {"version", version_of(e)}});
+        rows.push_back(
+            {{"name", e.name}, {"worker", worker_kind_name(e.kind)}, {"path", e.path}, {"version", version_of(e)}});
       if (*json) {
         std::cout << rows.dump(2) << "\n";
         return kExitOk;

@@ -5,10 +5,10 @@
 #include <iostream>
 
 #include "cli/campaign.h"
-#include "oracles/evaluate.h"
+#include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/options.h"
-#include "cli/commands.h"
+#include "oracles/evaluate.h"
 #include "runners/executor.h"
 #include "runners/runner.h"
 
@@ -20,7 +20,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");
   struct Opts {
     std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1", backend = "gloo", device = "cpu",
-                ranks = "threads";
+                      ranks = "threads";
     int64_t programs = 0;
     int jobs = 2, timeout = 30;
     uint64_t seed = 1;
@@ -31,15 +31,15 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("--time", o->time, "time budget: 90s, 10m, 2h");
   cmd->add_option("--programs", o->programs, "number of programs")->check(CLI::NonNegativeNumber);
-  auto* runners_opt = cmd->add_option("--runners", o->runners,
-                  "runners under test; references (eager, eager64, py-eager, py-eager64) are added as needed")
-      ->capture_default_str();
+  auto* runners_opt =
+      cmd->add_option("--runners", o->runners,
+                      "runners under test; references (eager, eager64, py-eager, py-eager64) are added as needed")
+          ->capture_default_str();
   cmd->add_option("--jobs", o->jobs, "parallel lanes (one is the PyTorch 2.x lane when its runners are chosen)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "first seed")->capture_default_str();
-  cmd->add_option("--world", o->worlds,
-                  "ranks per program, e.g. 2,4: programs take the listed world sizes in turn")
+  cmd->add_option("--world", o->worlds, "ranks per program, e.g. 2,4: programs take the listed world sizes in turn")
       ->capture_default_str();
   add_rank_options(cmd, o->backend, o->ranks);
   cmd->add_option("--device", o->device, "where programs run: cpu or cuda (needs a CUDA LibTorch: DLFUZZ_TORCH=pip)")
@@ -52,7 +52,8 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--envs", o->envs,
                   "run each runner on these environments, oldest first (`dlfuzz envs`), with the version oracle "
                   "comparing them: regressions and fixes between releases");
-  cmd->add_option("--reduce", o->reduce, "after the campaign, reduce each new bug for up to this many seconds (into DB.reduced/)");
+  cmd->add_option("--reduce", o->reduce,
+                  "after the campaign, reduce each new bug for up to this many seconds (into DB.reduced/)");
   cmd->callback([o, action, runners_opt] {
     *action = [o, runners_opt]() -> int {
       CampaignOptions c;
@@ -60,7 +61,8 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
         // The defaults are what this installation has: `static` needs its
         // headers at build time, the PyTorch 2.x runners need .venv.
         bool python = !default_executor_options().python.empty();
-        if (!python) std::cerr << "dlfuzz fuzz: no PyTorch 2.x in .venv (scripts/setup.sh installs it): fuzzing LibTorch only\n";
+        if (!python)
+          std::cerr << "dlfuzz fuzz: no PyTorch 2.x in .venv (scripts/setup.sh installs it): fuzzing LibTorch only\n";
         std::vector<std::string> keep;
         for (const auto& name : CLI::detail::split(kDefaultFuzzRunners, ','))
           if (runner_spec(name).worker() == WorkerKind::python ? python : make_runner(name) != nullptr)

@@ -8,7 +8,8 @@
 namespace dlfuzz::cli {
 
 void add_inspect(CLI::App& app, std::function<int()>* action) {
-  auto* cmd = app.add_subcommand("inspect", "Summarize programs: nodes, op histogram, training, control flow, in-place");
+  auto* cmd =
+      app.add_subcommand("inspect", "Summarize programs: nodes, op histogram, training, control flow, in-place");
   struct Opts {
     std::vector<std::string> files;
     bool json = false;
@@ -33,8 +34,8 @@ void add_inspect(CLI::App& app, std::function<int()>* action) {
         } else {
           std::cout << f << ": " << s.nodes << " nodes, " << s.ops.size() << " distinct ops"
                     << (s.training ? ", training" : ", inference") << (s.control_flow ? ", control flow" : "")
-                    << (s.inplace ? ", in-place" : "") << (s.inplace_on_view ? " (through a view)" : "")
-                    << ", world " << s.world << "\n";
+                    << (s.inplace ? ", in-place" : "") << (s.inplace_on_view ? " (through a view)" : "") << ", world "
+                    << s.world << "\n";
         }
       }
       return rc;

@@ -14,7 +14,8 @@ namespace dlfuzz::cli {
 
 void add_libfuzzer(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand(
-      "libfuzzer", "Coverage-guided fuzzing: libFuzzer over the generator's choices (flags after --: -max_total_time, -jobs, CORPUS)");
+      "libfuzzer",
+      "Coverage-guided fuzzing: libFuzzer over the generator's choices (flags after --: -max_total_time, -jobs, CORPUS)");
   struct Opts {
     std::string db = "libfuzzer.db", runners = "ts,ts-nnc,ts-legacy,frozen,static";
     std::vector<std::string> args;

@@ -14,11 +14,11 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "oracles/evaluate.h"
 #include "cli/load.h"
 #include "generator/dlf.h"
 #include "generator/emit.h"
 #include "generator/summary.h"
+#include "oracles/evaluate.h"
 #include "reducers/delta.h"
 #include "reducers/pass.h"
 #include "runners/runner.h"
@@ -78,8 +78,8 @@ std::optional<Target> load_target(const Opts& o, Executor& ex) {
   if (!o.test_cmd.empty()) return t;
   Evaluation ev = evaluate(ex, t.program, t.runners, false);
   if (ev.findings.empty()) {
-    std::cerr << "dlfuzz reduce: " << o.target << " shows no finding with runners " << fmt::format("{}", fmt::join(t.runners, ","))
-              << ": nothing to reduce\n";
+    std::cerr << "dlfuzz reduce: " << o.target << " shows no finding with runners "
+              << fmt::format("{}", fmt::join(t.runners, ",")) << ": nothing to reduce\n";
     return std::nullopt;
   }
   t.signature = ev.findings.front().signature();
@@ -178,16 +178,18 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
         return kExitFinding;
       }
       std::string path = write_outputs(*o, *t, reduced, stats);
-      std::cout << fmt::format("reduced {} -> {} nodes in {:.1f} s ({} queries, {} cache hits): {}\n", stats.start_nodes,
-                               stats.final_nodes, stats.seconds, stats.queries, stats.cache_hits, path);
+      std::cout << fmt::format("reduced {} -> {} nodes in {:.1f} s ({} queries, {} cache hits): {}\n",
+                               stats.start_nodes, stats.final_nodes, stats.seconds, stats.queries, stats.cache_hits,
+                               path);
       if (!o->db.empty()) {
         try {
           Store store(o->db);
           std::string hash = store.add_program(print_program(reduced), reduced.seed, reduced.count_nodes());
           if (t->bug_id >= 0) {
             int64_t dup = store.record_reduction(t->bug_id, hash, op_set(reduced));
-            if (dup) std::cout << fmt::format("bug {} is a duplicate of bug {} (same error and reduced op set)\n",
-                                              t->bug_id, dup);
+            if (dup)
+              std::cout << fmt::format("bug {} is a duplicate of bug {} (same error and reduced op set)\n", t->bug_id,
+                                       dup);
           }
         } catch (const StoreError& e) {
           std::cerr << "dlfuzz reduce: " << e.what() << "\n";

@@ -7,10 +7,10 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "oracles/evaluate.h"
 #include "cli/load.h"
 #include "cli/options.h"
 #include "generator/verify.h"
+#include "oracles/evaluate.h"
 #include "runners/distributed/dist_runner.h"
 #include "runners/executor.h"
 #include "runners/runner.h"
@@ -106,12 +106,18 @@ void add_run(CLI::App& app, std::function<int()>* action) {
       Evaluation ev = envs.empty() ? evaluate(ex, *p, names, /*recheck=*/true)
                                    : evaluate_versions(ex, *p, names, envs, /*recheck=*/true);
       if (o->json) {
-        nlohmann::json j = {{"results", nlohmann::json::array()}, {"findings", nlohmann::json::array()},
-                            {"skipped", ev.skipped}, {"versions", ev.versions}};
+        nlohmann::json j = {{"results", nlohmann::json::array()},
+                            {"findings", nlohmann::json::array()},
+                            {"skipped", ev.skipped},
+                            {"versions", ev.versions}};
         for (const auto& r : ev.results) j["results"].push_back(to_json(r, o->values));
         for (const auto& f : ev.findings)
-          j["findings"].push_back({{"oracle", f.oracle}, {"ref", f.ref_runner}, {"test", f.test_runner},
-                                   {"stage", f.stage}, {"detail", f.detail}, {"signature", f.signature()},
+          j["findings"].push_back({{"oracle", f.oracle},
+                                   {"ref", f.ref_runner},
+                                   {"test", f.test_runner},
+                                   {"stage", f.stage},
+                                   {"detail", f.detail},
+                                   {"signature", f.signature()},
                                    {"flaky", f.flaky}});
         std::cout << j.dump(2) << "\n";
       } else {

@@ -34,9 +34,9 @@ void add_runners(CLI::App& app, std::function<int()>* action) {
           rows.push_back(j);
         }
         // "version": what this binary links; `dlfuzz envs` asks each build for it.
-        std::cout << nlohmann::json{{"version", torch_version_string()}, {"runners", rows}, {"environments", envs}}
-                         .dump(2)
-                  << "\n";
+        std::cout
+            << nlohmann::json{{"version", torch_version_string()}, {"runners", rows}, {"environments", envs}}.dump(2)
+            << "\n";
         return kExitOk;
       }
       std::cout << fmt::format("{:<22}{:<8}{:<10}{:<12}{:<7}{:<6}{:<32}{}\n", "runner", "worker", "family", "reference",
@@ -49,8 +49,9 @@ void add_runners(CLI::App& app, std::function<int()>* action) {
       std::cout << "\nSuffixes: +plugin:PATH, @1 (one-process reference), @cpu (program on the CPU), @ENV.\n"
                    "Environments (@NAME, or @PATH to a Python interpreter or a dlfuzz binary):\n";
       for (const auto& e : envs)
-        std::cout << fmt::format("  {:<10} {:<7} {}\n", e["name"].get<std::string>(), e["worker"].get<std::string>(),
-                                 e["path"].get<std::string>().empty() ? "(not configured)" : e["path"].get<std::string>());
+        std::cout << fmt::format(
+            "  {:<10} {:<7} {}\n", e["name"].get<std::string>(), e["worker"].get<std::string>(),
+            e["path"].get<std::string>().empty() ? "(not configured)" : e["path"].get<std::string>());
       return kExitOk;
     };
   });

@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "oracles/evaluate.h"
 #include "generator/dlf.h"
+#include "oracles/evaluate.h"
 #include "triage/html_report.h"
 #include "triage/merge.h"
 #include "triage/report.h"
@@ -59,13 +59,13 @@ std::optional<BugDetail> find_bug(Store& s, const Opts& o) {
 int show(Store& s, const Opts& o) {
   auto d = find_bug(s, o);
   if (!d) return kExitUsage;
-  std::cout << fmt::format("bug {}: {}\nstatus {}, {} hits ({} findings), first {}, last {}{}\nsignature {}\n{} vs {} at {}: {}\n"
-                           "versions: {}\n{}\n{} program:\n{}",
-                           d->bug.id, d->bug.title, d->bug.status, d->bug.hits, d->findings, d->bug.first_seen,
-                           d->bug.last_seen,
-                           d->bug.duplicate_of ? fmt::format(", duplicate of bug {}", d->bug.duplicate_of) : "",
-                           d->bug.full_signature(), d->test_runner, d->ref_runner, d->stage, d->detail, d->versions,
-                           d->affects.empty() ? "" : d->affects + "\n", d->reduced ? "reduced" : "example", d->program);
+  std::cout << fmt::format(
+      "bug {}: {}\nstatus {}, {} hits ({} findings), first {}, last {}{}\nsignature {}\n{} vs {} at {}: {}\n"
+      "versions: {}\n{}\n{} program:\n{}",
+      d->bug.id, d->bug.title, d->bug.status, d->bug.hits, d->findings, d->bug.first_seen, d->bug.last_seen,
+      d->bug.duplicate_of ? fmt::format(", duplicate of bug {}", d->bug.duplicate_of) : "", d->bug.full_signature(),
+      d->test_runner, d->ref_runner, d->stage, d->detail, d->versions, d->affects.empty() ? "" : d->affects + "\n",
+      d->reduced ? "reduced" : "example", d->program);
   return kExitOk;
 }
 
@@ -104,8 +104,8 @@ int retest_envs(Store& s, const Opts& o, const std::vector<std::string>& envs) {
     ParseResult pr = parse_program(d->program, fmt::format("bug:{}", b.id));
     auto spec = parse_runner(d->test_runner);
     if (!pr.ok() || !spec) {
-      std::cout << fmt::format("bug {:>4}: skipped ({})\n", b.id, pr.ok() ? "unknown runner " + d->test_runner
-                                                                       : pr.error->str());
+      std::cout << fmt::format("bug {:>4}: skipped ({})\n", b.id,
+                               pr.ok() ? "unknown runner " + d->test_runner : pr.error->str());
       continue;
     }
     spec->env.clear();
@@ -177,7 +177,12 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
   db(ex);
   ex->add_flag("--json", o->json, "JSON (the only format)");
   ex->callback([o, action] {
-    *action = [o] { return with_store(*o, [&](Store& s) { std::cout << export_json(s).dump(2) << "\n"; return kExitOk; }); };
+    *action = [o] {
+      return with_store(*o, [&](Store& s) {
+        std::cout << export_json(s).dump(2) << "\n";
+        return kExitOk;
+      });
+    };
   });
   auto* mg = cmd->add_subcommand("merge", "Fold shard stores into --db, deduplicating bugs by signature");
   db(mg);

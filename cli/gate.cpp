@@ -9,9 +9,9 @@
 #include <set>
 
 #include "cli/campaign.h"
-#include "oracles/evaluate.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
+#include "oracles/evaluate.h"
 #include "oracles/perf_compare.h"
 #include "runners/plugin_runner.h"
 #include "triage/junit.h"

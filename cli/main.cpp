@@ -5,8 +5,9 @@
 
 int main(int argc, char** argv) {
   using namespace dlfuzz::cli;
-  CLI::App app{"dlfuzz: differential testing and fuzzing of deep-learning compilers\n"
-               "exit codes: 0 ok, 1 finding (the system under test failed or differed), 2 usage or input error"};
+  CLI::App app{
+      "dlfuzz: differential testing and fuzzing of deep-learning compilers\n"
+      "exit codes: 0 ok, 1 finding (the system under test failed or differed), 2 usage or input error"};
   app.require_subcommand(1);
   std::function<int()> action;
   add_gen(app, &action);

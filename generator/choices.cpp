@@ -73,7 +73,8 @@ uint64_t SeededChoices::below(uint64_t bound) {
   // Rejection sampling keeps it unbiased.
   uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
   uint64_t x;
-  do x = next(); while (x >= limit);
+  do x = next();
+  while (x >= limit);
   return x % bound;
 }
 

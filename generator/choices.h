@@ -18,13 +18,15 @@ class Choices {
   // a choice stream cut (ByteChoices records it; others ignore it).
   virtual void mark_node() {}
 
-  bool coin(double p);                   // true with probability p
+  bool coin(double p);                    // true with probability p
   int64_t range(int64_t lo, int64_t hi);  // inclusive
-  double uniform(double lo, double hi);  // rounded to 3 significant digits
+  double uniform(double lo, double hi);   // rounded to 3 significant digits
   // Index drawn with probability proportional to weights; -1 if all are 0.
   int weighted(const std::vector<double>& weights);
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
 };
 
 // splitmix64 seeding a xoshiro256** stream.

@@ -34,7 +34,10 @@ std::vector<Token> tokenize(const std::string& s) {
   while (i < s.size()) {
     char c = s[i];
     int col = static_cast<int>(i) + 1;
-    if (c == ' ' || c == '\t' || c == '\r') { ++i; continue; }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++i;
+      continue;
+    }
     if (c == '#') break;
     if (c == '%') {
       size_t j = i + 1;
@@ -53,7 +56,8 @@ std::vector<Token> tokenize(const std::string& s) {
       out.push_back({Token::string, text, col});
       i = j + 1;
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-               (c == '-' && i + 1 < s.size() && (std::isdigit(static_cast<unsigned char>(s[i + 1])) || s.compare(i + 1, 3, "inf") == 0))) {
+               (c == '-' && i + 1 < s.size() &&
+                (std::isdigit(static_cast<unsigned char>(s[i + 1])) || s.compare(i + 1, 3, "inf") == 0))) {
       size_t j = i + 1;
       while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '.' ||
                               ((s[j] == '-' || s[j] == '+') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
@@ -87,7 +91,10 @@ class LineParser {
   Token next() { return t_[std::min(pos_++, t_.size() - 1)]; }
   bool at_end() const { return peek().kind == Token::end; }
   bool accept(const std::string& punct) {
-    if (peek().kind == Token::punct && peek().text == punct) { ++pos_; return true; }
+    if (peek().kind == Token::punct && peek().text == punct) {
+      ++pos_;
+      return true;
+    }
     return false;
   }
   void expect(const std::string& punct) {
@@ -232,7 +239,8 @@ class Parser {
       if (lp.accept("]")) return IntList{};
       if (lp.peek().kind == Token::value) {
         ValueList l;
-        do l.ids.push_back(use(lp)); while (lp.accept(","));
+        do l.ids.push_back(use(lp));
+        while (lp.accept(","));
         lp.expect("]");
         return l;
       }
@@ -256,7 +264,8 @@ class Parser {
     int col = lp.col();
     p_.version = static_cast<int>(parse_int(lp.next().text, col));
     if (p_.version != kFormatVersion)
-      throw Failure{col, fmt::format("format version {} is not supported (this dlfuzz reads {})", p_.version, kFormatVersion)};
+      throw Failure{
+          col, fmt::format("format version {} is not supported (this dlfuzz reads {})", p_.version, kFormatVersion)};
     bool train = false;
     while (!lp.at_end()) {
       int kcol = lp.col();
@@ -356,7 +365,10 @@ class Parser {
         const ParamSpec* ps = nullptr;
         size_t k = 0;
         for (const auto& prm : spec->params)
-          if (prm.positional && k++ == positional) { ps = &prm; break; }
+          if (prm.positional && k++ == positional) {
+            ps = &prm;
+            break;
+          }
         if (!ps) throw Failure{c, fmt::format("{} takes at most {} positional arguments", op, k)};
         ++positional;
         n.args.push_back({ps->name, literal(lp)});
@@ -399,7 +411,8 @@ class Parser {
   std::vector<int> value_list(LineParser& lp) {
     std::vector<int> ids;
     if (lp.at_end()) return ids;
-    do ids.push_back(use(lp)); while (lp.accept(","));
+    do ids.push_back(use(lp));
+    while (lp.accept(","));
     if (!lp.at_end()) lp.fail("expected end of line");
     return ids;
   }

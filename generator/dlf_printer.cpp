@@ -87,8 +87,7 @@ struct Printer {
     if (in.layout == Layout::strided) s += " strided";
     if (in.placement.shard_dim >= 0 && in.placement.whole > 0)
       s += fmt::format(" shard({},{})", in.placement.shard_dim, in.placement.whole);
-    else if (in.placement.shard_dim >= 0)
-      s += fmt::format(" shard({})", in.placement.shard_dim);
+    else if (in.placement.shard_dim >= 0) s += fmt::format(" shard({})", in.placement.shard_dim);
     switch (in.init) {
       case Init::uniform: s += fmt::format(" range({},{})", num(in.lo), num(in.hi)); break;
       case Init::normal: s += fmt::format(" normal({},{})", num(in.lo), num(in.hi)); break;
@@ -110,8 +109,8 @@ struct Printer {
     if (p.train) {
       const TrainStep& t = *p.train;
       line(0, "loss " + vname(p, t.loss));
-      line(0, fmt::format("step {} lr={} momentum={} weight_decay={} steps={}", optimizer_name(t.optimizer),
-                          num(t.lr), num(t.momentum), num(t.weight_decay), t.steps));
+      line(0, fmt::format("step {} lr={} momentum={} weight_decay={} steps={}", optimizer_name(t.optimizer), num(t.lr),
+                          num(t.momentum), num(t.weight_decay), t.steps));
     }
   }
 };

@@ -13,11 +13,11 @@ struct DTypeInfo {
   int c10_code;  // c10::ScalarType
 };
 constexpr DTypeInfo kInfo[kNumDTypes] = {
-    {DType::f32, "f32", "torch.float32", 4, 6},  {DType::f64, "f64", "torch.float64", 8, 7},
-    {DType::f16, "f16", "torch.float16", 2, 5},  {DType::bf16, "bf16", "torch.bfloat16", 2, 15},
-    {DType::i64, "i64", "torch.int64", 8, 4},    {DType::i32, "i32", "torch.int32", 4, 3},
-    {DType::i16, "i16", "torch.int16", 2, 2},    {DType::i8, "i8", "torch.int8", 1, 1},
-    {DType::u8, "u8", "torch.uint8", 1, 0},      {DType::b8, "bool", "torch.bool", 1, 11},
+    {DType::f32, "f32", "torch.float32", 4, 6}, {DType::f64, "f64", "torch.float64", 8, 7},
+    {DType::f16, "f16", "torch.float16", 2, 5}, {DType::bf16, "bf16", "torch.bfloat16", 2, 15},
+    {DType::i64, "i64", "torch.int64", 8, 4},   {DType::i32, "i32", "torch.int32", 4, 3},
+    {DType::i16, "i16", "torch.int16", 2, 2},   {DType::i8, "i8", "torch.int8", 1, 1},
+    {DType::u8, "u8", "torch.uint8", 1, 0},     {DType::b8, "bool", "torch.bool", 1, 11},
 };
 
 // Rank within each category, for promotion; mirrors c10's promoteTypes table for
@@ -45,9 +45,7 @@ std::optional<DType> dtype_from_name(const std::string& s) {
   return std::nullopt;
 }
 
-bool is_float(DType t) {
-  return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
-}
+bool is_float(DType t) { return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16; }
 bool is_bool(DType t) { return t == DType::b8; }
 bool is_int(DType t) { return !is_float(t) && !is_bool(t); }
 

@@ -11,14 +11,14 @@ enum class DType { f32, f64, f16, bf16, i64, i32, i16, i8, u8, b8 };
 
 constexpr int kNumDTypes = 10;
 
-const char* dtype_name(DType t);                       // "f32", ..., "bool"
+const char* dtype_name(DType t);  // "f32", ..., "bool"
 std::optional<DType> dtype_from_name(const std::string& s);
-const char* dtype_torch_name(DType t);                 // "torch.float32", ...
-int dtype_size(DType t);                               // bytes per element
-int dtype_c10_code(DType t);                           // c10::ScalarType's value
+const char* dtype_torch_name(DType t);  // "torch.float32", ...
+int dtype_size(DType t);                // bytes per element
+int dtype_c10_code(DType t);            // c10::ScalarType's value
 
 bool is_float(DType t);
-bool is_int(DType t);    // integral, bool excluded
+bool is_int(DType t);  // integral, bool excluded
 bool is_bool(DType t);
 
 // torch.promote_types

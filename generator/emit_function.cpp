@@ -32,9 +32,7 @@ namespace {
 
 // c10::MemoryFormat numbering (dtypes: dtype_c10_code): TorchScript compiled
 // from C++ has no `torch.float32` value, only the enum's integer.
-int mem_format_code(MemFormat m) {
-  return m == MemFormat::contiguous ? 0 : m == MemFormat::preserve ? 1 : 2;
-}
+int mem_format_code(MemFormat m) { return m == MemFormat::contiguous ? 0 : m == MemFormat::preserve ? 1 : 2; }
 
 std::string py_literal(const Program& p, const ArgValue& v, bool ts, bool float64) {
   if (float64 && std::holds_alternative<DType>(v) && is_float(std::get<DType>(v)))
@@ -89,9 +87,10 @@ class FunctionWriter {
     // TorchScript compiled from C++ resolves `torch.<aten op>` builtins with
     // ATen's argument names and order, not torch.nn.functional's Python code.
     std::string fn = spec->python;
-    if (ts_) fn = !spec->torchscript.empty() ? spec->torchscript
-                  : (!fn.empty() && fn[0] == '.') ? fn
-                                                  : "torch." + spec->aten.substr(spec->aten.find("::") + 2);
+    if (ts_)
+      fn = !spec->torchscript.empty()      ? spec->torchscript
+           : (!fn.empty() && fn[0] == '.') ? fn
+                                           : "torch." + spec->aten.substr(spec->aten.find("::") + 2);
     std::vector<std::string> pos, kw;
     std::vector<std::string> order = ts_ ? std::vector<std::string>{} : spec->python_positional;
     if (order.empty())

@@ -68,8 +68,7 @@ std::string emit_python(const Program& p) {
   if (p.train)
     s += fmt::format("TRAIN = (\"{}\", {}, {}, {}, {})\n", optimizer_name(p.train->optimizer), py_float(p.train->lr),
                      py_float(p.train->momentum), py_float(p.train->weight_decay), p.train->steps);
-  else
-    s += "TRAIN = None\n";
+  else s += "TRAIN = None\n";
   s += "\n\n" + emit_function(p, "program", false);
   s += "\n\nif __name__ == \"__main__\":\n";
   s += "    sys.exit(main(ProgramMeta(SEED, DEVICE, WORLD, PLAN, INPUTS, PARAMS, TRAIN), program))\n";

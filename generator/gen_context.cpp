@@ -7,8 +7,7 @@
 
 namespace dlfuzz {
 
-GenContext::GenContext(Program& p, Choices& c, const GenPolicy& policy)
-    : p_(p), c_(c), policy_(policy) {
+GenContext::GenContext(Program& p, Choices& c, const GenPolicy& policy) : p_(p), c_(c), policy_(policy) {
   blocks_.push_back(&p_.body);
   scopes_.emplace_back();
 }
@@ -45,8 +44,7 @@ std::optional<int> GenContext::first(const TypePred& pred) {
 int GenContext::pick_or_input(const TypePred& pred, const TensorType& fresh) {
   if (c_.coin(0.75))
     if (auto v = pick(pred)) return *v;
-  if (training() && is_float(fresh.dtype) && c_.coin(0.5))
-    return new_param(fresh, Init::uniform, -0.5, 0.5);
+  if (training() && is_float(fresh.dtype) && c_.coin(0.5)) return new_param(fresh, Init::uniform, -0.5, 0.5);
   return new_input(fresh);
 }
 

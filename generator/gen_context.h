@@ -86,11 +86,11 @@ class GenContext {
   std::vector<std::vector<int>> scopes_;  // values defined in each open block
   std::optional<int> focus_;
   std::vector<Interval> ranges_;
-  std::vector<int> root_;                // alias root of each value (itself if none)
-  std::set<int> no_write_;               // expanded views, maybe-aliases, inputs
-  std::set<int> root_read_;              // roots read by a non-view node
-  std::set<int> saved_roots_;            // roots autograd saved (producer saves output)
-  std::set<int> from_param_;             // values computed from a param
+  std::vector<int> root_;      // alias root of each value (itself if none)
+  std::set<int> no_write_;     // expanded views, maybe-aliases, inputs
+  std::set<int> root_read_;    // roots read by a non-view node
+  std::set<int> saved_roots_;  // roots autograd saved (producer saves output)
+  std::set<int> from_param_;   // values computed from a param
   int next_name_ = 1;
   int n_data_ = 0, n_param_ = 0, n_target_ = 0;
 

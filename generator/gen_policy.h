@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string>
 
 #include "generator/dtype.h"
 
@@ -30,15 +29,14 @@ struct GenPolicy {
   std::string device = "cpu";  // or "cuda": where the runners put every tensor
 
   // Relative weight of each dtype for new data inputs.
-  std::map<DType, double> dtype_weights = {
-      {DType::f32, 60}, {DType::f64, 8}, {DType::bf16, 5}, {DType::f16, 3}, {DType::i64, 8},
-      {DType::i32, 4},  {DType::i8, 2},  {DType::u8, 2},   {DType::b8, 4}};
+  std::map<DType, double> dtype_weights = {{DType::f32, 60}, {DType::f64, 8}, {DType::bf16, 5},
+                                           {DType::f16, 3},  {DType::i64, 8}, {DType::i32, 4},
+                                           {DType::i8, 2},   {DType::u8, 2},  {DType::b8, 4}};
   // Relative weight of each op family (see generator/ops/families.def).
   std::map<std::string, double> family_weights = {
-      {"unary", 14},  {"activation", 12}, {"binary", 14}, {"compare", 4},   {"ternary", 4},
-      {"cast", 3},    {"reduce", 8},      {"shape", 7},   {"view", 7},      {"linalg", 6},
-      {"conv", 3},    {"pool", 3},        {"norm", 4},    {"embedding", 1}, {"loss", 1},
-      {"inplace", 4}, {"collective", 0}};
+      {"unary", 14}, {"activation", 12}, {"binary", 14}, {"compare", 4}, {"ternary", 4},   {"cast", 3},
+      {"reduce", 8}, {"shape", 7},       {"view", 7},    {"linalg", 6},  {"conv", 3},      {"pool", 3},
+      {"norm", 4},   {"embedding", 1},   {"loss", 1},    {"inplace", 4}, {"collective", 0}};
 
   // Stable across machines: FNV-1a over the printed knobs.
   uint64_t hash() const;

@@ -6,8 +6,8 @@
 #include "generator/canonicalize.h"
 #include "generator/gen_context.h"
 #include "generator/infer_types.h"
-#include "generator/verify.h"
 #include "generator/ops/common.h"
+#include "generator/verify.h"
 
 namespace dlfuzz {
 
@@ -59,8 +59,7 @@ class Generator {
     std::vector<std::string> names;
     std::vector<double> weights;
     for (const auto& [fam, w] : g_.policy().family_weights) {
-      if (!families.empty() && std::find(families.begin(), families.end(), fam) == families.end())
-        continue;
+      if (!families.empty() && std::find(families.begin(), families.end(), fam) == families.end()) continue;
       if (!by_family_.count(fam)) continue;
       names.push_back(fam);
       weights.push_back(w);
@@ -130,8 +129,7 @@ class Generator {
       // Move the focus along the chain while the type stays the carried one.
       const Node& last = b.nodes.back();
       int out = last.outputs.at(0);
-      if (p_.type(out) == t && node_inputs(last).size() > 0 && node_inputs(last)[0] == before)
-        g_.set_focus(out);
+      if (p_.type(out) == t && node_inputs(last).size() > 0 && node_inputs(last)[0] == before) g_.set_focus(out);
     }
     b.yields.push_back(g_.focus().value());
     g_.pop_block();
@@ -156,8 +154,8 @@ class Generator {
     } else {
       int64_t size = bt.shape[dim];
       int64_t start = size > 1 ? c_.range(0, size - 1) : 0;
-      view = g_.emit1("narrow", {{"self", ValueRef{*base}}, {"dim", int64_t(dim)}, {"start", start},
-                                 {"length", size - start}});
+      view = g_.emit1("narrow",
+                      {{"self", ValueRef{*base}}, {"dim", int64_t(dim)}, {"start", start}, {"length", size - start}});
     }
     std::vector<std::string> ops;
     for (const char* name : {"add_", "mul_", "clamp_", "relu_", "sub_"})
@@ -249,12 +247,12 @@ class Generator {
     }
     int h = g_.emit1("linear", column);
     h = g_.emit1(c_.pick(std::vector<std::string>{"relu", "gelu", "silu", "tanh"}), {{"self", ValueRef{h}}});
-    if (c_.coin(0.3))
-      return g_.emit1("tp_gather", {{"self", ValueRef{h}}, {"dim", int64_t(p_.type(h).rank() - 1)}});
+    if (c_.coin(0.3)) return g_.emit1("tp_gather", {{"self", ValueRef{h}}, {"dim", int64_t(p_.type(h).rank() - 1)}});
     int64_t m = g_.random_dim() + 1;
     int w2 = g_.new_param({xt.dtype, {m, hidden}}, Init::uniform, -0.5, 0.5);
     shard_param(w2, 1);
-    int y = g_.emit1("tp_reduce", {{"self", ValueRef{g_.emit1("linear", {{"input", ValueRef{h}}, {"weight", ValueRef{w2}}})}}});
+    int y = g_.emit1("tp_reduce",
+                     {{"self", ValueRef{g_.emit1("linear", {{"input", ValueRef{h}}, {"weight", ValueRef{w2}}})}}});
     if (c_.coin(0.5)) {  // the row-parallel bias is added once, after the reduction
       int b2 = g_.new_param({xt.dtype, {m}}, Init::uniform, -0.5, 0.5);
       y = g_.emit1("add", {{"self", ValueRef{y}}, {"other", ValueRef{b2}}});

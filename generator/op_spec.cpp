@@ -120,10 +120,8 @@ DType promoted(const Program& p, const Node& n, const std::vector<std::string>& 
   for (const auto& name : names) {
     const Arg* a = n.arg(name);
     if (!a) continue;
-    if (auto* r = std::get_if<ValueRef>(&a->value))
-      rt.add_tensor(p.type(r->id).dtype, p.type(r->id).rank());
-    else
-      rt.add_scalar(scalar_kind(a->value));
+    if (auto* r = std::get_if<ValueRef>(&a->value)) rt.add_tensor(p.type(r->id).dtype, p.type(r->id).rank());
+    else rt.add_scalar(scalar_kind(a->value));
   }
   return rt.result();
 }

@@ -60,9 +60,9 @@ struct OpSpec {
   // others (reshape of a contiguous tensor, a cast to the same dtype), or is a
   // view that may not be written (expanded, or one of several split views).
   bool may_alias = false;
-  bool float_only = false;     // inputs must be floating point (no int/bool kernels)
-  bool bool_ok = false;        // accepts bool tensors
-  bool half_ok = true;         // has CPU kernels for f16 in LibTorch 1.13
+  bool float_only = false;  // inputs must be floating point (no int/bool kernels)
+  bool bool_ok = false;     // accepts bool tensors
+  bool half_ok = true;      // has CPU kernels for f16 in LibTorch 1.13
   // Python / TorchScript spelling: "torch.add", "torch.nn.functional.gelu", or
   // ".add_" for a method on the first argument. Empty: same as python.
   std::string python;

@@ -84,9 +84,7 @@ const char* plan_name(PlanKind k) {
   return "?";
 }
 
-bool Block::operator==(const Block& o) const {
-  return params == o.params && nodes == o.nodes && yields == o.yields;
-}
+bool Block::operator==(const Block& o) const { return params == o.params && nodes == o.nodes && yields == o.yields; }
 
 const Arg* Node::arg(const std::string& name) const {
   for (const auto& a : args)

@@ -61,8 +61,7 @@ struct ValueList {
   bool operator==(const ValueList& o) const { return ids == o.ids; }
 };
 using IntList = std::vector<int64_t>;
-using ArgValue = std::variant<None, bool, int64_t, double, IntList, std::string, DType, MemFormat,
-                              ValueRef, ValueList>;
+using ArgValue = std::variant<None, bool, int64_t, double, IntList, std::string, DType, MemFormat, ValueRef, ValueList>;
 
 struct Arg {
   std::string name;  // the ATen schema's argument name
@@ -112,8 +111,8 @@ struct InputDecl {
   Init init = Init::uniform;
   double lo = -1, hi = 1;
   bool operator==(const InputDecl& o) const {
-    return value == o.value && kind == o.kind && layout == o.layout && placement == o.placement &&
-           init == o.init && lo == o.lo && hi == o.hi;
+    return value == o.value && kind == o.kind && layout == o.layout && placement == o.placement && init == o.init &&
+           lo == o.lo && hi == o.hi;
   }
 };
 
@@ -161,9 +160,8 @@ struct Program {
   ParallelPlan plan;
 
   bool operator==(const Program& o) const {
-    return version == o.version && seed == o.seed && policy_hash == o.policy_hash &&
-           device == o.device && values == o.values && inputs == o.inputs && body == o.body &&
-           train == o.train && plan == o.plan;
+    return version == o.version && seed == o.seed && policy_hash == o.policy_hash && device == o.device &&
+           values == o.values && inputs == o.inputs && body == o.body && train == o.train && plan == o.plan;
   }
   const TensorType& type(int id) const { return values.at(id).type; }
   int add_value(const std::string& name, const TensorType& t);

@@ -30,9 +30,11 @@ ProgramSummary summarize(const Program& p) {
 }
 
 nlohmann::json to_json(const ProgramSummary& s) {
-  return {{"nodes", s.nodes},       {"ops", s.ops},         {"training", s.training},
-          {"control_flow", s.control_flow}, {"inplace", s.inplace}, {"inplace_on_view", s.inplace_on_view},
-          {"world", s.world},       {"inputs", s.inputs},   {"params", s.params}};
+  return {{"nodes", s.nodes},       {"ops", s.ops},
+          {"training", s.training}, {"control_flow", s.control_flow},
+          {"inplace", s.inplace},   {"inplace_on_view", s.inplace_on_view},
+          {"world", s.world},       {"inputs", s.inputs},
+          {"params", s.params}};
 }
 
 std::string op_set(const Program& p) {

@@ -11,8 +11,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Interval unknown() { return Interval{}; }
 
-Interval of_arg(const Node& n, const std::vector<Interval>& ranges, const std::string& name,
-                bool& ok) {
+Interval of_arg(const Node& n, const std::vector<Interval>& ranges, const std::string& name, bool& ok) {
   const Arg* a = n.arg(name);
   ok = a != nullptr;
   if (!a) return unknown();
@@ -36,16 +35,53 @@ double mag(Interval a) { return std::max(std::fabs(a.lo), std::fabs(a.hi)); }
 bool finite(Interval a) { return std::isfinite(a.lo) && std::isfinite(a.hi); }
 
 // Ops whose outputs only hold values taken from their inputs.
-const std::set<std::string> kSelecting = {
-    "reshape", "view", "permute", "transpose", "expand", "slice", "select", "narrow", "cat", "stack", "split",
-    "chunk", "squeeze", "unsqueeze", "flatten", "contiguous", "amax", "amin", "maximum", "minimum", "max_pool1d",
-    "max_pool2d", "t", "unbind", "movedim", "clone", "flip", "roll", "where", "relu", "relu6", "hardtanh", "clamp",
-    "mean", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "round", "floor", "ceil", "trunc", "repeat",
-    "embedding", "diagonal"};
+const std::set<std::string> kSelecting = {"reshape",
+                                          "view",
+                                          "permute",
+                                          "transpose",
+                                          "expand",
+                                          "slice",
+                                          "select",
+                                          "narrow",
+                                          "cat",
+                                          "stack",
+                                          "split",
+                                          "chunk",
+                                          "squeeze",
+                                          "unsqueeze",
+                                          "flatten",
+                                          "contiguous",
+                                          "amax",
+                                          "amin",
+                                          "maximum",
+                                          "minimum",
+                                          "max_pool1d",
+                                          "max_pool2d",
+                                          "t",
+                                          "unbind",
+                                          "movedim",
+                                          "clone",
+                                          "flip",
+                                          "roll",
+                                          "where",
+                                          "relu",
+                                          "relu6",
+                                          "hardtanh",
+                                          "clamp",
+                                          "mean",
+                                          "avg_pool1d",
+                                          "avg_pool2d",
+                                          "adaptive_avg_pool2d",
+                                          "round",
+                                          "floor",
+                                          "ceil",
+                                          "trunc",
+                                          "repeat",
+                                          "embedding",
+                                          "diagonal"};
 }  // namespace
 
-Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges,
-                        int) {
+Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges, int) {
   const std::string& op = n.op;
   bool has_self = false, has_other = false;
   Interval self = of_arg(n, ranges, n.op == "cat" || n.op == "stack" ? "tensors" : "self", has_self);
@@ -61,8 +97,7 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
     // Zero-size reductions and padding can introduce 0 / -inf; widen a little.
     if (base == "relu" || base == "relu6") r = {std::max(0.0, r.lo), std::max(0.0, r.hi)};
     if (base == "relu6") r.hi = std::min(6.0, r.hi), r.lo = std::min(r.lo, 6.0);
-    if (base == "round" || base == "floor" || base == "ceil")
-      r = {std::floor(r.lo) - 1, std::ceil(r.hi) + 1};
+    if (base == "round" || base == "floor" || base == "ceil") r = {std::floor(r.lo) - 1, std::ceil(r.hi) + 1};
     if (base == "clamp" || base == "hardtanh") {
       bool ok;
       Interval lo = of_arg(n, ranges, base == "clamp" ? "min" : "min_val", ok);
@@ -78,8 +113,7 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
     return r;
   }
   if (base == "sigmoid" || base == "hardsigmoid" || base == "softmax") return {0, 1};
-  if (base == "tanh" || base == "sin" || base == "cos" || base == "erf" || base == "sign")
-    return {-1, 1};
+  if (base == "tanh" || base == "sin" || base == "cos" || base == "erf" || base == "sign") return {-1, 1};
   if (base == "abs") return {0, mag(self)};
   if (base == "neg") return {-self.hi, -self.lo};
   if (base == "exp") return {0, std::exp(std::min(self.hi, 700.0))};
@@ -102,8 +136,8 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
     // Normalized values are bounded by sqrt(group size); affine params are small.
     return finite(self) ? Interval{-64, 64} : unknown();
   }
-  if (base == "linear" || base == "matmul" || base == "mm" || base == "bmm" ||
-      base == "addmm" || base == "conv1d" || base == "conv2d" || base == "sum") {
+  if (base == "linear" || base == "matmul" || base == "mm" || base == "bmm" || base == "addmm" || base == "conv1d" ||
+      base == "conv2d" || base == "sum") {
     // A sum of at most K products; K from the reduced extent, bounded crudely.
     if (!finite(self)) return unknown();
     double k = 1;

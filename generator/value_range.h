@@ -8,7 +8,6 @@
 
 namespace dlfuzz {
 
-Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges,
-                        int output_index);
+Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges, int output_index);
 
 }  // namespace dlfuzz

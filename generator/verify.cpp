@@ -97,8 +97,8 @@ class Verifier {
       bool none = std::holds_alternative<None>(v);
       if (none && !ps->optional) return fmt::format("argument '{}' may not be None", a.name);
       if (none) continue;
-      bool number = std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) ||
-                    std::holds_alternative<bool>(v);
+      bool number =
+          std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) || std::holds_alternative<bool>(v);
       bool ok = false;
       switch (ps->kind) {
         case ParamKind::tensor: ok = std::holds_alternative<ValueRef>(v); break;
@@ -161,8 +161,7 @@ class Verifier {
       }
       if (n.blocks[0].yields.size() != n.blocks[1].yields.size()) return "branches yield different counts";
       for (size_t i = 0; i < n.blocks[0].yields.size(); ++i) {
-        if (p_.type(n.blocks[0].yields[i]) != p_.type(n.blocks[1].yields[i]))
-          return "branches yield different types";
+        if (p_.type(n.blocks[0].yields[i]) != p_.type(n.blocks[1].yields[i])) return "branches yield different types";
         outs.push_back(p_.type(n.blocks[0].yields[i]));
       }
     } else {
@@ -176,9 +175,10 @@ class Verifier {
       return fmt::format("has {} outputs, its type rule gives {}", n.outputs.size(), outs.size());
     for (size_t i = 0; i < outs.size(); ++i)
       if (n.outputs[i] < 0 || n.outputs[i] >= int(p_.values.size()) || p_.type(n.outputs[i]) != outs[i])
-        return fmt::format("output {} is declared {}, its type rule gives {}", i,
-                           n.outputs[i] >= 0 && n.outputs[i] < int(p_.values.size()) ? type_str(p_.type(n.outputs[i])) : "?",
-                           type_str(outs[i]));
+        return fmt::format(
+            "output {} is declared {}, its type rule gives {}", i,
+            n.outputs[i] >= 0 && n.outputs[i] < int(p_.values.size()) ? type_str(p_.type(n.outputs[i])) : "?",
+            type_str(outs[i]));
     return "";
   }
 

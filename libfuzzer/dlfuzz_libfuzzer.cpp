@@ -27,13 +27,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "oracles/evaluate.h"
 #include "generator/choice_mutator.h"
 #include "generator/choices.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "generator/hash.h"
 #include "generator/op_spec.h"
+#include "oracles/evaluate.h"
 #include "runners/executor.h"
 #include "triage/store.h"
 
@@ -137,8 +137,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
 // Same seed, same mutation (generator/choice_mutator.h).
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
-  std::vector<uint8_t> v = mutate_choices(std::vector<uint8_t>(data, data + size), max_size, seed, target().policy,
-                                          LLVMFuzzerMutate);
+  std::vector<uint8_t> v =
+      mutate_choices(std::vector<uint8_t>(data, data + size), max_size, seed, target().policy, LLVMFuzzerMutate);
   std::memcpy(data, v.data(), v.size());
   return v.size();
 }

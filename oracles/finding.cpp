@@ -13,7 +13,8 @@ std::string key_line(const std::string& text) {
   size_t end = text.find_last_not_of("\n ");
   if (end == std::string::npos) return first;
   size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 }  // namespace
 

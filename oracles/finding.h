@@ -8,14 +8,14 @@ namespace dlfuzz {
 enum class FindingKind { correctness, performance };
 
 struct Finding {
-  std::string oracle;      // "numeric", "status", "timing", ...
-  std::string ref_runner;  // e.g. "eager"
-  std::string test_runner; // e.g. "ts-nnc"
-  std::string stage;       // where the test runner failed or diverged
-  std::string detail;      // human-readable: what differed, by how much
-  std::string error_text;  // normalized error text for status findings ("" otherwise)
+  std::string oracle;       // "numeric", "status", "timing", ...
+  std::string ref_runner;   // e.g. "eager"
+  std::string test_runner;  // e.g. "ts-nnc"
+  std::string stage;        // where the test runner failed or diverged
+  std::string detail;       // human-readable: what differed, by how much
+  std::string error_text;   // normalized error text for status findings ("" otherwise)
   FindingKind kind = FindingKind::correctness;
-  bool flaky = false;      // did not reproduce on rerun
+  bool flaky = false;  // did not reproduce on rerun
 
   // oracle|ref|test|stage|normalized error: the same bug hashes the same.
   std::string signature() const;

@@ -38,11 +38,14 @@ std::string compare_tensor(const HostTensor& ref, const HostTensor& test, const 
   if (ref.defined != test.defined) {
     std::string d = ref.defined ? compare_tensor(ref, zeros_like(ref), fp64, opt)
                                 : compare_tensor(zeros_like(test), test, fp64, opt);
-    return d.empty() ? "" : fmt::format("{} (taken as zeros): {}", ref.defined ? "missing in test" : "unexpected in test", d);
+    return d.empty()
+               ? ""
+               : fmt::format("{} (taken as zeros): {}", ref.defined ? "missing in test" : "unexpected in test", d);
   }
   if (!ref.defined) return "";
   if (ref.dtype != test.dtype) return fmt::format("dtype {} vs {}", dtype_name(ref.dtype), dtype_name(test.dtype));
-  if (ref.shape != test.shape) return fmt::format("shape [{}] vs [{}]", fmt::join(ref.shape, ","), fmt::join(test.shape, ","));
+  if (ref.shape != test.shape)
+    return fmt::format("shape [{}] vs [{}]", fmt::join(ref.shape, ","), fmt::join(test.shape, ","));
   Tolerance tol = default_tolerance(ref.dtype);
   int64_t bad = 0, first_bad = -1;
   double worst = 0;
@@ -70,8 +73,9 @@ std::string compare_tensor(const HostTensor& ref, const HostTensor& test, const 
   if (fp64 && fp64->defined && fp64->shape == ref.shape) {
     double ref_err = rmse(ref, *fp64), test_err = rmse(test, *fp64);
     if (test_err <= opt.multiplier * ref_err + tol.atol / 10) return "";
-    return fmt::format("{} of {} elements differ, max abs diff {:.3g} (first at {}: {} vs {}); RMSE to float64 {:.3g} vs eager's {:.3g}",
-                       bad, ref.numel(), worst, first_bad, ref.at(first_bad), test.at(first_bad), test_err, ref_err);
+    return fmt::format(
+        "{} of {} elements differ, max abs diff {:.3g} (first at {}: {} vs {}); RMSE to float64 {:.3g} vs eager's {:.3g}",
+        bad, ref.numel(), worst, first_bad, ref.at(first_bad), test.at(first_bad), test_err, ref_err);
   }
   return fmt::format("{} of {} elements differ, max abs diff {:.3g} (first at {}: {} vs {})", bad, ref.numel(), worst,
                      first_bad, ref.at(first_bad), test.at(first_bad));

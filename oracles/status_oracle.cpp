@@ -13,11 +13,12 @@ std::optional<Finding> check_status(const RunResult& ref, const RunResult& test)
   f.test_runner = test.runner;
   f.stage = stage_name(failed.stage);
   f.error_text = std::string(status_name(failed.status)) + ": " + normalize_error(failed.error);
-  f.detail = fmt::format("{} {} at {} ({} was ok): {}", failed.runner, status_name(failed.status),
-                         stage_name(failed.stage), test.ok() ? test.runner : ref.runner,
-                         normalize_error(failed.error) == normalize_error(failed.error.substr(0, failed.error.find('\n')))
-                             ? failed.error.substr(0, failed.error.find('\n'))
-                             : failed.error.substr(0, 2000));
+  f.detail =
+      fmt::format("{} {} at {} ({} was ok): {}", failed.runner, status_name(failed.status), stage_name(failed.stage),
+                  test.ok() ? test.runner : ref.runner,
+                  normalize_error(failed.error) == normalize_error(failed.error.substr(0, failed.error.find('\n')))
+                      ? failed.error.substr(0, failed.error.find('\n'))
+                      : failed.error.substr(0, 2000));
   return f;
 }
 

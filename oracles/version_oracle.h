@@ -13,10 +13,10 @@
 namespace dlfuzz {
 
 struct VersionSide {
-  std::string runner;               // e.g. "inductor@system"
-  std::string version;              // what it ran on, e.g. "torch 1.13.0a0 (/usr/bin/python3)"
-  bool reference_ok = false;        // its own eager ran
-  const Finding* finding = nullptr; // its finding against that eager, if any
+  std::string runner;                // e.g. "inductor@system"
+  std::string version;               // what it ran on, e.g. "torch 1.13.0a0 (/usr/bin/python3)"
+  bool reference_ok = false;         // its own eager ran
+  const Finding* finding = nullptr;  // its finding against that eager, if any
 };
 
 std::optional<Finding> check_version(const VersionSide& older, const VersionSide& newer);

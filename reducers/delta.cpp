@@ -17,9 +17,7 @@ namespace dlfuzz {
 
 using namespace reduce;
 
-uint64_t program_hash(const Program& p) {
-  return fnv1a(print_program(p));
-}
+uint64_t program_hash(const Program& p) { return fnv1a(print_program(p)); }
 
 namespace {
 

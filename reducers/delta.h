@@ -30,11 +30,11 @@ struct ReduceOptions {
 };
 
 struct ReduceStats {
-  int queries = 0;      // calls of the interestingness test
-  int cache_hits = 0;   // candidates answered from the verdict cache
+  int queries = 0;     // calls of the interestingness test
+  int cache_hits = 0;  // candidates answered from the verdict cache
   int passes_run = 0;
-  int invalid = 0;      // candidates verify() rejected (never tested)
-  int accepted = 0;     // interesting candidates that became the current program
+  int invalid = 0;   // candidates verify() rejected (never tested)
+  int accepted = 0;  // interesting candidates that became the current program
   int rounds = 0;
   int start_nodes = 0, final_nodes = 0;
   double seconds = 0;

@@ -115,7 +115,6 @@ void tidy(Program& p) {
   if (p.values.size() > count) p.values.resize(count);
 }
 
-
 void remove_dead_nodes(Program& p) {
   std::vector<Site> all;
   sites(p.body, -1, all);
@@ -166,8 +165,6 @@ void remove_dead_nodes(Program& p) {
   keep_only(p.body, keep);
 }
 
-bool is_used(const Program& p, int id) {
-  return used_in(p.body, id) || (p.train && p.train->loss == id);
-}
+bool is_used(const Program& p, int id) { return used_in(p.body, id) || (p.train && p.train->loss == id); }
 
 }  // namespace dlfuzz::reduce

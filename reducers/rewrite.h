@@ -27,7 +27,6 @@ void erase_nodes(Block& b, const std::set<const Node*>& drop);
 // removed nodes leave orphan values whose names would clash after renaming.
 void tidy(Program& p);
 
-
 // Keep only the nodes the outputs and the loss depend on, in-place writes to
 // live tensors included.
 void remove_dead_nodes(Program& p);

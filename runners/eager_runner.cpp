@@ -53,7 +53,8 @@ class Interpreter {
       bind(n.outputs[0], run_collective(n, value(std::get<ValueRef>(n.arg("self")->value).id)));
       return;
     }
-    auto outs = caller_.call(spec->aten, n, [this](int id) { return value(id); }, fp64_);
+    auto outs = caller_.call(
+        spec->aten, n, [this](int id) { return value(id); }, fp64_);
     for (size_t k = 0; k < outs.size(); ++k) bind(n.outputs[k], outs[k]);
   }
 

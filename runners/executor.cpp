@@ -50,8 +50,8 @@ std::vector<RunResult> Executor::run_in(const WorkerEnv& env, const Program& p, 
   }
   auto& worker = workers_[std::string(worker_kind_name(env.kind)) + ":" + env.path];
   if (!worker) {
-    std::vector<std::string> argv = python ? std::vector<std::string>{env.path, opt_.python_worker}
-                                           : std::vector<std::string>{env.path, "worker"};
+    std::vector<std::string> argv =
+        python ? std::vector<std::string>{env.path, opt_.python_worker} : std::vector<std::string>{env.path, "worker"};
     worker = std::make_unique<WorkerProcess>(argv, python ? 0 : opt_.memory_mb);
   }
   WorkerRequest req;

@@ -77,7 +77,8 @@ class FaultRunner : public Runner {
 }  // namespace
 
 std::unique_ptr<Runner> make_fault_runner(const std::string& name) {
-  for (const char* n : {"fault-wrong-value", "fault-compile-error", "fault-segv", "fault-hang", "fault-oom", "fault-reorder"})
+  for (const char* n :
+       {"fault-wrong-value", "fault-compile-error", "fault-segv", "fault-hang", "fault-oom", "fault-reorder"})
     if (name == n) return std::make_unique<FaultRunner>(name);
   return nullptr;
 }

@@ -38,7 +38,8 @@ void walk(const torch::jit::Block* b, const std::string& where, std::set<std::st
         ++size;
         for (const torch::jit::Value* in : m->inputs())
           if (in->node()->owningGraph() == g.get() && !boring(in->node()))
-            f->insert(where + "pair:" + kind + ":" + in->node()->kind().toQualString() + ">" + m->kind().toQualString());
+            f->insert(where + "pair:" + kind + ":" + in->node()->kind().toQualString() + ">" +
+                      m->kind().toQualString());
       }
       f->insert(where + "group:" + kind + ":size" + size_bucket(size));
       walk(g->block(), where + "in:" + kind + "/", f);

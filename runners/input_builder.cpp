@@ -4,7 +4,6 @@
 
 namespace dlfuzz {
 
-
 double input_phase(uint64_t seed, size_t index) {
   return static_cast<double>(((seed % 9973) * 31 + index * 17) % 997) / 997.0;
 }

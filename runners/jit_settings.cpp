@@ -23,8 +23,9 @@ struct JitGlobals {
 };
 
 JitGlobals read_jit() {
-  return {torch::jit::getProfilingMode(), torch::jit::getExecutorMode(), torch::jit::tensorExprFuserEnabled(),
-          torch::jit::canFuseOnCPU(), torch::jit::canFuseOnGPU(), torch::jit::tensorexpr::getTEMustUseLLVMOnCPU()};
+  return {torch::jit::getProfilingMode(),       torch::jit::getExecutorMode(),
+          torch::jit::tensorExprFuserEnabled(), torch::jit::canFuseOnCPU(),
+          torch::jit::canFuseOnGPU(),           torch::jit::tensorexpr::getTEMustUseLLVMOnCPU()};
 }
 
 void write_jit(const JitGlobals& g) {

@@ -24,7 +24,8 @@ bool binds(const c10::TypePtr& type_in, const ArgValue& v) {
     case TypeKind::NumberType:
       return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) || std::holds_alternative<bool>(v);
     case TypeKind::IntType:
-      return std::holds_alternative<int64_t>(v) || std::holds_alternative<DType>(v) || std::holds_alternative<MemFormat>(v);
+      return std::holds_alternative<int64_t>(v) || std::holds_alternative<DType>(v) ||
+             std::holds_alternative<MemFormat>(v);
     case TypeKind::FloatType: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
     case TypeKind::BoolType: return std::holds_alternative<bool>(v);
     case TypeKind::StringType: return std::holds_alternative<std::string>(v);
@@ -33,7 +34,8 @@ bool binds(const c10::TypePtr& type_in, const ArgValue& v) {
     case TypeKind::ListType: {
       auto elem = type->expectRef<c10::ListType>().getElementType();
       if (elem->kind() == TypeKind::TensorType) return std::holds_alternative<ValueList>(v);
-      if (elem->kind() == TypeKind::IntType) return std::holds_alternative<IntList>(v) || std::holds_alternative<int64_t>(v);
+      if (elem->kind() == TypeKind::IntType)
+        return std::holds_alternative<IntList>(v) || std::holds_alternative<int64_t>(v);
       return false;
     }
     default: return false;
@@ -90,12 +92,18 @@ std::shared_ptr<torch::jit::Operator> OpCaller::resolve(const std::string& aten,
     bool ok = true;
     for (const auto& a : n.args) {
       auto idx = schema.argumentIndexWithName(a.name);
-      if (!idx || !binds(schema.arguments()[*idx].type(), a.value)) { ok = false; break; }
+      if (!idx || !binds(schema.arguments()[*idx].type(), a.value)) {
+        ok = false;
+        break;
+      }
     }
     for (const auto& arg : schema.arguments())
       if (!n.arg(arg.name()) && !arg.default_value() && arg.type()->kind() != TypeKind::OptionalType) ok = false;
     // Out= variants and overloads returning nothing are not what the IR means.
-    if (ok && !schema.returns().empty()) { found = op; break; }
+    if (ok && !schema.returns().empty()) {
+      found = op;
+      break;
+    }
   }
   if (!found) throw std::runtime_error("no overload of " + aten + " accepts these arguments");
   cache_[key] = found;
@@ -116,11 +124,12 @@ std::vector<at::Tensor> OpCaller::call(const std::string& aten, const Node& n, c
   std::vector<at::Tensor> outs;
   for (auto& v : stack) {
     if (v.isTensor()) outs.push_back(v.toTensor());
-    else if (v.isTensorList()) for (const auto& t : v.toTensorList()) outs.push_back(t);
-    else if (v.isTuple()) for (const auto& e : v.toTupleRef().elements()) outs.push_back(e.toTensor());
+    else if (v.isTensorList())
+      for (const auto& t : v.toTensorList()) outs.push_back(t);
+    else if (v.isTuple())
+      for (const auto& e : v.toTupleRef().elements()) outs.push_back(e.toTensor());
   }
-  if (outs.size() < n.outputs.size())
-    throw std::runtime_error(aten + " returned fewer tensors than the node declares");
+  if (outs.size() < n.outputs.size()) throw std::runtime_error(aten + " returned fewer tensors than the node declares");
   outs.resize(n.outputs.size());
   return outs;
 }

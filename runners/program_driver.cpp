@@ -27,7 +27,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std:
     case Optimizer::adam:
       return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.lr).weight_decay(s.weight_decay));
     case Optimizer::adamw:
-      return std::make_unique<torch::optim::AdamW>(params, torch::optim::AdamWOptions(s.lr).weight_decay(s.weight_decay));
+      return std::make_unique<torch::optim::AdamW>(params,
+                                                   torch::optim::AdamWOptions(s.lr).weight_decay(s.weight_decay));
   }
   return nullptr;
 }

@@ -25,8 +25,7 @@ struct DriveOptions {
   int warmup = 0;     // forward (+ backward) calls before the measured steps
 };
 
-RunResult drive_program(const Program& p, const std::string& runner, const DriveOptions& opt,
-                        const ForwardFn& forward);
+RunResult drive_program(const Program& p, const std::string& runner, const DriveOptions& opt, const ForwardFn& forward);
 
 // The program's optimizer over `params`.
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std::vector<at::Tensor> params);

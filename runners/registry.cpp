@@ -28,9 +28,18 @@ const std::map<std::string, std::function<std::unique_ptr<Runner>()>>& table() {
   static const std::map<std::string, std::function<std::unique_ptr<Runner>()>> t = {
       {"eager", [] { return std::make_unique<EagerRunner>(false); }},
       {"eager64", [] { return std::make_unique<EagerRunner>(true); }},
-      {"ts", [] { return std::make_unique<TorchScriptRunner>("ts", JitSettings{true, false}); }},
-      {"ts-nnc", [] { return std::make_unique<TorchScriptRunner>("ts-nnc", JitSettings{true, true}); }},
-      {"ts-legacy", [] { return std::make_unique<TorchScriptRunner>("ts-legacy", JitSettings{false, false}); }},
+      {"ts",
+       [] {
+         return std::make_unique<TorchScriptRunner>("ts", JitSettings{true, false});
+       }},
+      {"ts-nnc",
+       [] {
+         return std::make_unique<TorchScriptRunner>("ts-nnc", JitSettings{true, true});
+       }},
+      {"ts-legacy",
+       [] {
+         return std::make_unique<TorchScriptRunner>("ts-legacy", JitSettings{false, false});
+       }},
       {"frozen", [] { return std::make_unique<FrozenRunner>(); }},
 #ifdef DLFUZZ_HAVE_STATIC_RUNTIME
       {"static", [] { return std::make_unique<StaticRunner>(); }},
@@ -71,14 +80,12 @@ std::unique_ptr<Runner> make_runner(const std::string& name, std::string* error)
 std::vector<std::string> runner_names() {
   std::vector<std::string> v;
   for (const auto& row : runner_table())
-    if (row.worker == WorkerKind::native && (table().count(row.name) || make_fault_runner(row.name) ||
-                                             row.needs == RunnerNeeds::dp))
+    if (row.worker == WorkerKind::native &&
+        (table().count(row.name) || make_fault_runner(row.name) || row.needs == RunnerNeeds::dp))
       v.push_back(row.name);
   return v;
 }
 
-std::string torch_version_string() {
-  return std::string("torch ") + TORCH_VERSION + " (" + DLFUZZ_TORCH_FLAVOR + ")";
-}
+std::string torch_version_string() { return std::string("torch ") + TORCH_VERSION + " (" + DLFUZZ_TORCH_FLAVOR + ")"; }
 
 }  // namespace dlfuzz

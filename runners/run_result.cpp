@@ -96,9 +96,11 @@ nlohmann::json to_json(const HostTensor& t, bool with_values) {
 }
 
 nlohmann::json to_json(const RunResult& r, const std::function<nlohmann::json(const HostTensor&)>& tensor) {
-  nlohmann::json j = {{"runner", r.runner},   {"status", status_name(r.status)}, {"stage", stage_name(r.stage)},
-                      {"error", r.error},     {"losses", r.losses},              {"setup_ms", r.setup_ms},
-                      {"run_ms", r.run_ms},   {"total_ms", r.total_ms},          {"versions", r.versions}};
+  nlohmann::json j = {{"runner", r.runner},           {"status", status_name(r.status)},
+                      {"stage", stage_name(r.stage)}, {"error", r.error},
+                      {"losses", r.losses},           {"setup_ms", r.setup_ms},
+                      {"run_ms", r.run_ms},           {"total_ms", r.total_ms},
+                      {"versions", r.versions}};
   for (const char* key : {"outputs", "grads", "params"}) j[key] = nlohmann::json::array();
   for (const auto& t : r.outputs) j["outputs"].push_back(tensor(t));
   for (const auto& t : r.grads) j["grads"].push_back(tensor(t));

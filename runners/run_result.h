@@ -33,14 +33,14 @@ struct RunResult {
   std::string runner;
   RunStatus status = RunStatus::ok;
   Stage stage = Stage::none;
-  std::string error;  // exception text, or the signal for a crash
+  std::string error;                // exception text, or the signal for a crash
   std::vector<HostTensor> outputs;  // program outputs (last step's forward)
   std::vector<double> losses;       // one per training step
   std::vector<HostTensor> grads;    // one per param, last step
   std::vector<HostTensor> params;   // one per param, after the last step
   double setup_ms = 0, run_ms = 0;
-  double total_ms = 0;  // the whole run() call, measured by the worker
-  std::string versions;             // e.g. "torch 1.13.1 (debian)"
+  double total_ms = 0;   // the whole run() call, measured by the worker
+  std::string versions;  // e.g. "torch 1.13.1 (debian)"
   // A distributed run (world > 1): per rank, a digest of its parameters after
   // each step. Outputs and losses are every rank's in rank order, grads and
   // params rank 0's.

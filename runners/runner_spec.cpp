@@ -101,9 +101,10 @@ std::optional<RunnerSpec> parse_runner(const std::string& name, std::string* err
     } else if (!x.empty() && s.env.empty() && (x.find('/') != std::string::npos || find_named_env(x))) {
       s.env = x;
     } else {
-      return fail(fmt::format("'{}': '@{}' is not a suffix (@1, @cpu, or an environment: a path or one of "
-                              "venv, venv-VERSION, system, build, build-pip)",
-                              name, x));
+      return fail(
+          fmt::format("'{}': '@{}' is not a suffix (@1, @cpu, or an environment: a path or one of "
+                      "venv, venv-VERSION, system, build, build-pip)",
+                      name, x));
     }
   }
   if (size_t at = rest.find("+plugin:"); at != std::string::npos) {

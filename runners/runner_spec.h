@@ -50,7 +50,7 @@ struct WorkerEnv {
 
 struct RunnerSpec {
   const RunnerRow* row = nullptr;
-  std::string plugin;      // +plugin:PATH
+  std::string plugin;        // +plugin:PATH
   bool one_process = false;  // @1
   bool on_cpu = false;       // @cpu
   std::string env;           // @ENV ("" = default)

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -48,7 +48,8 @@ ReadStatus read_all(int fd, char* p, size_t n, std::chrono::steady_clock::time_p
 
 nlohmann::json tensor_meta(const HostTensor& t, std::string& blob) {
   if (!t.defined) return nullptr;
-  nlohmann::json j = {{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"offset", blob.size()}, {"nbytes", t.bytes.size()}};
+  nlohmann::json j = {
+      {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"offset", blob.size()}, {"nbytes", t.bytes.size()}};
   blob.append(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
   return j;
 }
@@ -109,7 +110,8 @@ RunResult decode_result(const std::string& payload) {
   std::string status = j.at("status").get<std::string>(), stage = j.at("stage").get<std::string>();
   for (auto s : {RunStatus::ok, RunStatus::exception, RunStatus::crash, RunStatus::timeout, RunStatus::oom})
     if (status == status_name(s)) r.status = s;
-  for (auto s : {Stage::none, Stage::setup, Stage::compile, Stage::run, Stage::backward, Stage::optimizer, Stage::collective})
+  for (auto s :
+       {Stage::none, Stage::setup, Stage::compile, Stage::run, Stage::backward, Stage::optimizer, Stage::collective})
     if (stage == stage_name(s)) r.stage = s;
   r.error = j.value("error", "");
   for (const auto& l : j.at("losses")) r.losses.push_back(l.is_null() ? NAN : l.get<double>());

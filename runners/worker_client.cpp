@@ -56,8 +56,8 @@ bool WorkerProcess::start() {
     int in = fcntl(req[0], F_DUPFD, 10), out = fcntl(res[1], F_DUPFD, 10);
     dup2(in, 3);
     dup2(out, 4);
-    close(in);  // F_DUPFD copies are not close-on-exec: the worker would hold
-    close(out); // a second end, and closing fd 4 would not be seen as EOF
+    close(in);   // F_DUPFD copies are not close-on-exec: the worker would hold
+    close(out);  // a second end, and closing fd 4 would not be seen as EOF
     // Stray prints must not corrupt the frames or the progress line: workers'
     // stdout and stderr go to $DLFUZZ_WORKER_LOG, or nowhere.
     const char* log = getenv("DLFUZZ_WORKER_LOG");
@@ -95,10 +95,9 @@ void WorkerProcess::stop() {
 
 namespace {
 std::string request_json(const WorkerRequest& req, size_t first) {
-  nlohmann::json j = {{"program", req.program},  {"python_program", req.python_program},
-                      {"warmup", req.warmup},    {"backend", req.backend},
-                      {"rank_processes", req.rank_processes}, {"rank", req.rank},
-                      {"world", req.world},      {"store_port", req.store_port}};
+  nlohmann::json j = {{"program", req.program}, {"python_program", req.python_program}, {"warmup", req.warmup},
+                      {"backend", req.backend}, {"rank_processes", req.rank_processes}, {"rank", req.rank},
+                      {"world", req.world},     {"store_port", req.store_port}};
   j["runners"] = std::vector<std::string>(req.runners.begin() + first, req.runners.end());
   return j.dump();
 }
@@ -147,12 +146,11 @@ std::vector<RunResult> WorkerProcess::run(const WorkerRequest& req, int timeout_
       int status = 0;
       bool killed = !reap_within(pid_, &status, 2000);
       if (r.error.empty()) {
-        if (killed)
-          r.error = "the worker closed its result pipe but did not exit";
+        if (killed) r.error = "the worker closed its result pipe but did not exit";
         else if (WIFSIGNALED(status))
-          r.error = std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-        else
-          r.error = "worker exited with status " + std::to_string(WEXITSTATUS(status));
+          r.error =
+              std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+        else r.error = "worker exited with status " + std::to_string(WEXITSTATUS(status));
       }
       pid_ = -1;
       stop();

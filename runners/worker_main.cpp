@@ -50,8 +50,7 @@ int worker_main() {
             if (rank >= 0)
               r = run_rank_in_this_process(n, parsed.program, cfg, rank, req.value("world", 1),
                                            req.value("store_port", 0));
-            else
-              r = distributed ? run_distributed(n, parsed.program, cfg) : runner->run(parsed.program, cfg);
+            else r = distributed ? run_distributed(n, parsed.program, cfg) : runner->run(parsed.program, cfg);
             r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
           } catch (...) {  // runners return failures as data; this is the backstop
             record_exception(r);

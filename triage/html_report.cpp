@@ -51,7 +51,8 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
   }
   double lx = pad;
   for (const auto& s : series) {
-    out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>", lx, h - 8, s.color, escape(s.name));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>", lx, h - 8, s.color,
+                       escape(s.name));
     lx += 140;
   }
   return out + "</svg></figure>\n";

@@ -25,9 +25,16 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   {
     auto q = src.prepare("SELECT id, started_at, ended_at, host, config, versions, programs, findings FROM campaigns");
     while (q.step()) {
-      dst.prepare("INSERT INTO campaigns(started_at, ended_at, host, config, versions, programs, findings) VALUES(?,?,?,?,?,?,?)")
-          .bind(1, q.column_text(1)).bind(2, q.column_text(2)).bind(3, q.column_text(3)).bind(4, q.column_text(4))
-          .bind(5, q.column_text(5)).bind(6, q.column_int(6)).bind(7, q.column_int(7)).run();
+      dst.prepare(
+             "INSERT INTO campaigns(started_at, ended_at, host, config, versions, programs, findings) VALUES(?,?,?,?,?,?,?)")
+          .bind(1, q.column_text(1))
+          .bind(2, q.column_text(2))
+          .bind(3, q.column_text(3))
+          .bind(4, q.column_text(4))
+          .bind(5, q.column_text(5))
+          .bind(6, q.column_int(6))
+          .bind(7, q.column_int(7))
+          .run();
       campaign_ids[q.column_int(0)] = dst.last_insert_id();
       ++st.campaigns;
     }
@@ -36,8 +43,12 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
     auto q = src.prepare("SELECT hash, text, seed, nodes, first_seen FROM programs");
     while (q.step()) {
       auto ins = dst.prepare("INSERT OR IGNORE INTO programs(hash, text, seed, nodes, first_seen) VALUES(?,?,?,?,?)");
-      ins.bind(1, q.column_text(0)).bind(2, q.column_text(1)).bind(3, q.column_int(2)).bind(4, q.column_int(3))
-          .bind(5, q.column_text(4)).run();
+      ins.bind(1, q.column_text(0))
+          .bind(2, q.column_text(1))
+          .bind(3, q.column_int(2))
+          .bind(4, q.column_int(3))
+          .bind(5, q.column_text(4))
+          .run();
       ++st.programs;
     }
   }
@@ -51,8 +62,9 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
       find.bind(1, sig);
       if (find.step()) {
         int64_t id = find.column_int(0);
-        auto upd = dst.prepare("UPDATE bugs SET hits = hits + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?), "
-                    "reduced_program = coalesce(reduced_program, ?), reduced_ops = coalesce(reduced_ops, ?) WHERE id = ?");
+        auto upd = dst.prepare(
+            "UPDATE bugs SET hits = hits + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?), "
+            "reduced_program = coalesce(reduced_program, ?), reduced_ops = coalesce(reduced_ops, ?) WHERE id = ?");
         upd.bind(1, q.column_int(7)).bind(2, q.column_text(5)).bind(3, q.column_text(6));
         bind_text_or_null(upd, 4, q, 9);
         bind_text_or_null(upd, 5, q, 10);
@@ -60,10 +72,17 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
         bug_ids[q.column_int(0)] = id;
         ++st.merged_bugs;
       } else {
-        auto ins = dst.prepare("INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, "
-                               "example_program, reduced_program, reduced_ops) VALUES(?,?,?,?,?,?,?,?,?,?)");
-        ins.bind(1, sig).bind(2, q.column_text(2)).bind(3, q.column_text(3)).bind(4, q.column_text(4))
-            .bind(5, q.column_text(5)).bind(6, q.column_text(6)).bind(7, q.column_int(7)).bind(8, q.column_text(8));
+        auto ins = dst.prepare(
+            "INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, "
+            "example_program, reduced_program, reduced_ops) VALUES(?,?,?,?,?,?,?,?,?,?)");
+        ins.bind(1, sig)
+            .bind(2, q.column_text(2))
+            .bind(3, q.column_text(3))
+            .bind(4, q.column_text(4))
+            .bind(5, q.column_text(5))
+            .bind(6, q.column_text(6))
+            .bind(7, q.column_int(7))
+            .bind(8, q.column_text(8));
         bind_text_or_null(ins, 9, q, 9);
         bind_text_or_null(ins, 10, q, 10);
         ins.run();
@@ -75,18 +94,33 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
     // A duplicate link is kept where the merged store has none yet.
     for (auto [bug, of] : shard_duplicates)
       dst.prepare("UPDATE bugs SET duplicate_of = ? WHERE id = ? AND duplicate_of IS NULL AND ? <> id")
-          .bind(1, bug_ids[of]).bind(2, bug_ids[bug]).bind(3, bug_ids[of]).run();
+          .bind(1, bug_ids[of])
+          .bind(2, bug_ids[bug])
+          .bind(3, bug_ids[of])
+          .run();
   }
   {
-    auto q = src.prepare("SELECT campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
-                         "signature, kind, flaky, versions, found_at FROM findings");
+    auto q = src.prepare(
+        "SELECT campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
+        "signature, kind, flaky, versions, found_at FROM findings");
     while (q.step()) {
-      dst.prepare("INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, "
-                  "detail, signature, kind, flaky, versions, found_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")
-          .bind(1, campaign_ids[q.column_int(0)]).bind(2, bug_ids[q.column_int(1)]).bind(3, q.column_text(2))
-          .bind(4, q.column_text(3)).bind(5, q.column_text(4)).bind(6, q.column_text(5)).bind(7, q.column_text(6))
-          .bind(8, q.column_text(7)).bind(9, q.column_text(8)).bind(10, q.column_text(9)).bind(11, q.column_int(10))
-          .bind(12, q.column_text(11)).bind(13, q.column_text(12)).run();
+      dst.prepare(
+             "INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, "
+             "detail, signature, kind, flaky, versions, found_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+          .bind(1, campaign_ids[q.column_int(0)])
+          .bind(2, bug_ids[q.column_int(1)])
+          .bind(3, q.column_text(2))
+          .bind(4, q.column_text(3))
+          .bind(5, q.column_text(4))
+          .bind(6, q.column_text(5))
+          .bind(7, q.column_text(6))
+          .bind(8, q.column_text(7))
+          .bind(9, q.column_text(8))
+          .bind(10, q.column_text(9))
+          .bind(11, q.column_int(10))
+          .bind(12, q.column_text(11))
+          .bind(13, q.column_text(12))
+          .run();
       ++st.findings;
     }
   }

@@ -57,20 +57,28 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
   s += fmt::format("## Minimal repro ({} program)\n\n", d.reduced ? "reduced" : "unreduced");
   s += fmt::format("Run with `python3 repro.py --backend {}`:\n\n```python\n{}```\n\n", backend, repro);
   s += "## dlfuzz program\n\n```\n" + d.program + "```\n\n";
-  s += fmt::format("Replay: `dlfuzz run bug.dlf --runners {}` (the program above saved as bug.dlf); "
-                   "from the store: `sqlite3 {} \"SELECT text FROM programs WHERE hash=(SELECT coalesce(reduced_program, "
-                   "example_program) FROM bugs WHERE id={}\" > bug.dlf`\n",
-                   d.test_runner, db_path, d.bug.id);
+  s += fmt::format(
+      "Replay: `dlfuzz run bug.dlf --runners {}` (the program above saved as bug.dlf); "
+      "from the store: `sqlite3 {} \"SELECT text FROM programs WHERE hash=(SELECT coalesce(reduced_program, "
+      "example_program) FROM bugs WHERE id={}\" > bug.dlf`\n",
+      d.test_runner, db_path, d.bug.id);
   return s;
 }
 
 nlohmann::json export_json(Store& store) {
   nlohmann::json out = {{"schema_version", kSchemaVersion}, {"bugs", nlohmann::json::array()}};
   for (const auto& b : store.bugs()) {
-    nlohmann::json j = {{"id", b.id},           {"signature", b.signature}, {"status", b.status},
-                        {"title", b.title},     {"kind", b.kind},           {"first_seen", b.first_seen},
-                        {"last_seen", b.last_seen}, {"hits", b.hits},       {"example_program", b.example_program},
-                        {"reduced_ops", b.reduced_ops}, {"duplicate_of", b.duplicate_of}};
+    nlohmann::json j = {{"id", b.id},
+                        {"signature", b.signature},
+                        {"status", b.status},
+                        {"title", b.title},
+                        {"kind", b.kind},
+                        {"first_seen", b.first_seen},
+                        {"last_seen", b.last_seen},
+                        {"hits", b.hits},
+                        {"example_program", b.example_program},
+                        {"reduced_ops", b.reduced_ops},
+                        {"duplicate_of", b.duplicate_of}};
     out["bugs"].push_back(j);
   }
   out["programs"] = store.count("programs");

@@ -79,9 +79,7 @@ std::string now_utc() {
   return buf;
 }
 
-std::string Store::hash_text(const std::string& text) {
-  return fmt::format("{:016x}", fnv1a(text));
-}
+std::string Store::hash_text(const std::string& text) { return fmt::format("{:016x}", fnv1a(text)); }
 
 Store::Store(const std::string& path) : db_(std::make_unique<Database>(path, true)) { migrate(); }
 
@@ -191,8 +189,9 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
   if (bug < 0) {
     std::string title = fmt::format("{}: {} vs {} at {}{}", f.oracle, f.test_runner, f.ref_runner, f.stage,
                                     f.error_text.empty() ? "" : " (" + f.error_text.substr(0, 80) + ")");
-    db_->prepare("INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, example_program) "
-                 "VALUES(?,?,?,?,?,?,0,?)")
+    db_->prepare(
+           "INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, example_program) "
+           "VALUES(?,?,?,?,?,?,0,?)")
         .bind(1, sig)
         .bind(2, std::string(f.flaky ? "flaky" : "new"))
         .bind(3, title)
@@ -204,8 +203,9 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
     bug = db_->last_insert_id();
   }
   db_->prepare("UPDATE bugs SET hits = hits + 1, last_seen = ? WHERE id = ?").bind(1, now).bind(2, bug).run();
-  db_->prepare("INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
-               "signature, kind, flaky, versions, found_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+  db_->prepare(
+         "INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
+         "signature, kind, flaky, versions, found_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")
       .bind(1, campaign)
       .bind(2, bug)
       .bind(3, program_hash)
@@ -227,8 +227,9 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
 
 int64_t Store::record_reduction(int64_t bug, const std::string& program_hash, const std::string& ops) {
   Transaction tx(*db_);
-  db_->prepare("UPDATE bugs SET reduced_program = ?, reduced_ops = ?, "
-               "status = CASE WHEN status IN ('new','flaky') THEN 'reduced' ELSE status END WHERE id = ?")
+  db_->prepare(
+         "UPDATE bugs SET reduced_program = ?, reduced_ops = ?, "
+         "status = CASE WHEN status IN ('new','flaky') THEN 'reduced' ELSE status END WHERE id = ?")
       .bind(1, program_hash)
       .bind(2, ops)
       .bind(3, bug)

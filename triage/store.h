@@ -18,8 +18,8 @@ struct BugRow {
   int64_t id;
   std::string signature, status, title, kind, first_seen, last_seen, example_program;
   int64_t hits;
-  std::string reduced_ops;    // sorted op set of the reduced program ("" until reduced)
-  int64_t duplicate_of = 0;   // an earlier bug this one is judged the same as (0: none)
+  std::string reduced_ops;   // sorted op set of the reduced program ("" until reduced)
+  int64_t duplicate_of = 0;  // an earlier bug this one is judged the same as (0: none)
 
   // The signature refined by the reduced op set, once there is one.
   std::string full_signature() const { return reduced_ops.empty() ? signature : signature + "|ops=" + reduced_ops; }
@@ -48,8 +48,8 @@ class Store {
   std::string add_program(const std::string& text, uint64_t seed, int nodes);
   // Records a finding and folds it into its bug; returns the bug id. Returns
   // whether the bug is new through *new_bug.
-  int64_t add_finding(int64_t campaign, const std::string& program_hash, const Finding& f,
-                      const std::string& versions, bool* new_bug = nullptr);
+  int64_t add_finding(int64_t campaign, const std::string& program_hash, const Finding& f, const std::string& versions,
+                      bool* new_bug = nullptr);
 
   // Records bug's reduced program and its op set. A bug whose refined
   // signature minus the runner names (oracle, stage, error text, reduced op

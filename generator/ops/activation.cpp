@@ -25,22 +25,14 @@ OpSpec activation(const std::string& name, const std::string& python, std::vecto
     if (!gen_unary(g, spec, n)) return false;
     for (const auto& p : spec.params) {
       if (p.kind == ParamKind::tensor || !g.choices().coin(0.6)) continue;
-      if (p.name == "approximate")
-        n.args.push_back({p.name, std::string(g.choices().coin(0.5) ? "tanh" : "none")});
-      else if (p.name == "negative_slope")
-        n.args.push_back({p.name, g.choices().uniform(0.01, 0.3)});
-      else if (p.name == "min_val")
-        n.args.push_back({p.name, g.choices().uniform(-2, -0.5)});
-      else if (p.name == "max_val")
-        n.args.push_back({p.name, g.choices().uniform(0.5, 2)});
-      else if (p.name == "beta")
-        n.args.push_back({p.name, g.choices().uniform(0.5, 2)});
-      else if (p.name == "threshold")
-        n.args.push_back({p.name, g.choices().uniform(1, 20)});
-      else if (p.name == "alpha")
-        n.args.push_back({p.name, g.choices().uniform(0.1, 2)});
-      else if (p.name == "lambd")
-        n.args.push_back({p.name, g.choices().uniform(0.1, 1)});
+      if (p.name == "approximate") n.args.push_back({p.name, std::string(g.choices().coin(0.5) ? "tanh" : "none")});
+      else if (p.name == "negative_slope") n.args.push_back({p.name, g.choices().uniform(0.01, 0.3)});
+      else if (p.name == "min_val") n.args.push_back({p.name, g.choices().uniform(-2, -0.5)});
+      else if (p.name == "max_val") n.args.push_back({p.name, g.choices().uniform(0.5, 2)});
+      else if (p.name == "beta") n.args.push_back({p.name, g.choices().uniform(0.5, 2)});
+      else if (p.name == "threshold") n.args.push_back({p.name, g.choices().uniform(1, 20)});
+      else if (p.name == "alpha") n.args.push_back({p.name, g.choices().uniform(0.1, 2)});
+      else if (p.name == "lambd") n.args.push_back({p.name, g.choices().uniform(0.1, 1)});
     }
     return true;
   };
@@ -91,10 +83,12 @@ void register_ops_activation(std::vector<OpSpec>& ops) {
   ops.push_back(activation("gelu", F + "gelu", {{"approximate", ParamKind::str, 0, 0}}));
   ops.push_back(activation("silu", F + "silu", {}));
   ops.push_back(activation("mish", F + "mish", {}));
-  ops.push_back(activation("softplus", F + "softplus", {{"beta", ParamKind::number, 0, 0}, {"threshold", ParamKind::number, 0, 0}}));
+  ops.push_back(activation("softplus", F + "softplus",
+                           {{"beta", ParamKind::number, 0, 0}, {"threshold", ParamKind::number, 0, 0}}));
   ops.push_back(activation("elu", F + "elu", {{"alpha", ParamKind::number, 0, 0}}, true));
   ops.push_back(activation("leaky_relu", F + "leaky_relu", {{"negative_slope", ParamKind::number, 0, 0}}));
-  ops.push_back(activation("hardtanh", F + "hardtanh", {{"min_val", ParamKind::number, 0, 0}, {"max_val", ParamKind::number, 0, 0}}));
+  ops.push_back(activation("hardtanh", F + "hardtanh",
+                           {{"min_val", ParamKind::number, 0, 0}, {"max_val", ParamKind::number, 0, 0}}));
   ops.push_back(activation("hardswish", F + "hardswish", {}));
   ops.push_back(activation("hardsigmoid", F + "hardsigmoid", {}));
   ops.push_back(activation("hardshrink", F + "hardshrink", {{"lambd", ParamKind::number, 0, 0}}));

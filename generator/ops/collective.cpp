@@ -18,8 +18,7 @@ std::string infer_collective(const Program& p, const Node& n, std::vector<Tensor
   if (!self) return "missing tensor argument 'self'";
   int world = p.plan.world;
   TensorType t = *self;
-  if (n.arg("op") && !valid_reduce_op(str_arg(n, "op", "")))
-    return "unknown reduce op '" + str_arg(n, "op", "") + "'";
+  if (n.arg("op") && !valid_reduce_op(str_arg(n, "op", ""))) return "unknown reduce op '" + str_arg(n, "op", "") + "'";
   if (n.op == "all_gather" || n.op == "reduce_scatter" || n.op == "all_to_all") {
     int64_t dim = int_arg(n, "dim", 0);
     if (t.rank() == 0 || !wrap_dim(dim, t.rank())) return "dim out of range";
@@ -84,7 +83,7 @@ OpSpec collective(const std::string& name, std::vector<ParamSpec> attrs) {
   s.infer = infer_collective;
   s.generate = gen_collective;
   s.bool_ok = false;
-  s.python = "_dlfuzz_" + name;  // helpers the Python emitter defines
+  s.python = "_dlfuzz_" + name;      // helpers the Python emitter defines
   s.torchscript = "dlfuzz." + name;  // runners/distributed/collectives.cpp; see runners/ts_resolver.h
   return s;
 }

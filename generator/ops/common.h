@@ -10,12 +10,8 @@ using namespace infer_util;
 
 // A positional tensor parameter, and a named attribute.
 inline ParamSpec T(const std::string& name) { return {name, ParamKind::tensor, false, true}; }
-inline ParamSpec TorN(const std::string& name) {
-  return {name, ParamKind::tensor_or_number, false, true};
-}
-inline ParamSpec A(const std::string& name, ParamKind k, bool optional = false) {
-  return {name, k, optional, false};
-}
+inline ParamSpec TorN(const std::string& name) { return {name, ParamKind::tensor_or_number, false, true}; }
+inline ParamSpec A(const std::string& name, ParamKind k, bool optional = false) { return {name, k, optional, false}; }
 
 // Predicates for operand choice.
 inline bool any_float(const TensorType& t) { return is_float(t.dtype); }

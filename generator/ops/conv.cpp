@@ -41,10 +41,12 @@ std::string infer_conv(const Program& p, const Node& n, std::vector<TensorType>&
   const TensorType* w = tensor_arg(p, n, "weight");
   if (!x || !w) return "conv needs tensors input and weight";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, x->dtype)) return std::string("dtype ") + dtype_name(x->dtype) + " not supported by " + n.op;
+  if (s && !dtype_allowed(*s, x->dtype))
+    return std::string("dtype ") + dtype_name(x->dtype) + " not supported by " + n.op;
   if (w->dtype != x->dtype) return "weight must have the input's dtype";
   bool batched = x->rank() == sp + 2;
-  if (!batched && x->rank() != sp + 1) return "expected a " + std::to_string(sp + 1) + "-d or " + std::to_string(sp + 2) + "-d input";
+  if (!batched && x->rank() != sp + 1)
+    return "expected a " + std::to_string(sp + 1) + "-d or " + std::to_string(sp + 2) + "-d input";
   if (w->rank() != sp + 2) return "weight must be " + std::to_string(sp + 2) + "-d";
   // Zero-size inputs (allowed by PyTorch for the batch dim) are kept out.
   if (x->numel() == 0 || w->numel() == 0) return "zero-size input or weight";
@@ -56,7 +58,8 @@ std::string infer_conv(const Program& p, const Node& n, std::vector<TensorType>&
   if (out_ch % groups != 0) return "out channels must be divisible by groups";
   if (const Arg* b = n.arg("bias"); b && !std::holds_alternative<None>(b->value)) {
     const TensorType* bt = tensor_arg(p, n, "bias");
-    if (!bt || bt->dtype != x->dtype || bt->shape != Shape{out_ch}) return "bias must be [out_channels] of the input's dtype";
+    if (!bt || bt->dtype != x->dtype || bt->shape != Shape{out_ch})
+      return "bias must be [out_channels] of the input's dtype";
   }
   IntList stride, pad, dil;
   for (auto e : {spatial_list(n, "stride", sp, 1, 1, stride), spatial_list(n, "padding", sp, 0, 0, pad),
@@ -126,8 +129,12 @@ OpSpec conv(const std::string& name) {
   s.name = name;
   s.family = "conv";
   s.aten = "aten::" + name;
-  s.params = {T("input"),          T("weight"),           {"bias", K::tensor, true, false},
-              A("stride", K::int_list), A("padding", K::int_list), A("dilation", K::int_list),
+  s.params = {T("input"),
+              T("weight"),
+              {"bias", K::tensor, true, false},
+              A("stride", K::int_list),
+              A("padding", K::int_list),
+              A("dilation", K::int_list),
               A("groups", K::int_)};
   s.infer = infer_conv;
   s.generate = gen_conv;

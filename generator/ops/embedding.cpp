@@ -12,7 +12,8 @@ std::string infer_embedding(const Program& p, const Node& n, std::vector<TensorT
   const TensorType* idx = tensor_arg(p, n, "indices");
   if (!w || !idx) return "embedding needs tensors weight and indices";
   if (w->rank() != 2) return "weight must be 2-d, not " + type_str(*w);
-  if (is_bool(w->dtype) || w->dtype == DType::i16) return std::string("dtype ") + dtype_name(w->dtype) + " not supported by embedding";
+  if (is_bool(w->dtype) || w->dtype == DType::i16)
+    return std::string("dtype ") + dtype_name(w->dtype) + " not supported by embedding";
   if (idx->dtype != DType::i64 && idx->dtype != DType::i32) return "indices must be i64 or i32, not " + type_str(*idx);
   // ATen reads -1 as "no padding row", Python as the last row: only spell
   // non-negative ones, which mean the same to both.
@@ -29,8 +30,9 @@ std::string infer_embedding(const Program& p, const Node& n, std::vector<TensorT
 bool gen_embedding(GenContext& g, const OpSpec& s, Node& n) {
   Choices& c = g.choices();
   // The table: a trainable param (fresh or an existing 2-d float value).
-  auto w = c.coin(0.5) ? g.pick([](const TensorType& t) { return is_float(t.dtype) && t.rank() == 2 && t.shape[0] > 0; })
-                       : std::nullopt;
+  auto w = c.coin(0.5)
+               ? g.pick([](const TensorType& t) { return is_float(t.dtype) && t.rank() == 2 && t.shape[0] > 0; })
+               : std::nullopt;
   if (!w) {
     TensorType wt{g.random_float_dtype(), {c.range(1, 2 * g.policy().max_dim), c.range(1, g.policy().max_dim)}};
     w = g.new_param(wt, Init::uniform, -1, 1);
@@ -39,8 +41,7 @@ bool gen_embedding(GenContext& g, const OpSpec& s, Node& n) {
   // Indices in [0, rows): an index tensor already in range, else i64 data folded
   // in by remainder (Python-style: non-negative for a positive divisor).
   std::optional<int> in_range;
-  if (c.coin(0.5))
-    in_range = g.pick([&](const TensorType& t) { return t.dtype == DType::i64 && t.rank() <= 3; });
+  if (c.coin(0.5)) in_range = g.pick([&](const TensorType& t) { return t.dtype == DType::i64 && t.rank() <= 3; });
   if (in_range && !g.range_of(*in_range).within(0, double(rows - 1))) in_range.reset();
   int indices;
   if (in_range) {

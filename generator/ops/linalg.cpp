@@ -41,9 +41,8 @@ bool expands_to(const Shape& s, const Shape& to) {
 
 // A visible value for the first matrix operand, else a fresh input of `rank`.
 std::optional<int> first_operand(GenContext& g, const OpSpec& s, int min_rank, int max_rank) {
-  auto v = g.first([&](const TensorType& t) {
-    return dtype_allowed(s, t.dtype) && t.rank() >= min_rank && t.rank() <= max_rank;
-  });
+  auto v = g.first(
+      [&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() >= min_rank && t.rank() <= max_rank; });
   if (v || g.focus()) return v;
   return g.new_input({g.random_float_dtype(false), g.random_shape(min_rank, max_rank)});
 }
@@ -62,7 +61,8 @@ std::string infer_mm(const Program& p, const Node& n, std::vector<TensorType>& o
   std::vector<const TensorType*> t;
   if (auto e = get_tensors(p, n, {"self", "mat2"}, t); !e.empty()) return e;
   if (t[0]->rank() != 2 || t[1]->rank() != 2) return "mm expects 2-d tensors";
-  if (t[0]->shape[1] != t[1]->shape[0]) return "mm: shapes " + type_str(*t[0]) + " and " + type_str(*t[1]) + " can't be multiplied";
+  if (t[0]->shape[1] != t[1]->shape[0])
+    return "mm: shapes " + type_str(*t[0]) + " and " + type_str(*t[1]) + " can't be multiplied";
   out = {{t[0]->dtype, {t[0]->shape[0], t[1]->shape[1]}}};
   return "";
 }
@@ -80,7 +80,8 @@ std::string infer_bmm(const Program& p, const Node& n, std::vector<TensorType>& 
   if (auto e = get_tensors(p, n, {"self", "mat2"}, t); !e.empty()) return e;
   if (t[0]->rank() != 3 || t[1]->rank() != 3) return "bmm expects 3-d tensors";
   const Shape &a = t[0]->shape, &b = t[1]->shape;
-  if (a[0] != b[0] || a[2] != b[1]) return "bmm: shapes " + type_str(*t[0]) + " and " + type_str(*t[1]) + " don't match";
+  if (a[0] != b[0] || a[2] != b[1])
+    return "bmm: shapes " + type_str(*t[0]) + " and " + type_str(*t[1]) + " don't match";
   out = {{t[0]->dtype, {a[0], a[1], b[2]}}};
   return "";
 }
@@ -155,8 +156,8 @@ bool gen_matmul(GenContext& g, const OpSpec& s, Node& n) {
 std::string infer_addmm(const Program& p, const Node& n, std::vector<TensorType>& out) {
   bool batched = n.op == "baddbmm";
   std::vector<const TensorType*> t;
-  auto names = batched ? std::vector<std::string>{"self", "batch1", "batch2"}
-                       : std::vector<std::string>{"self", "mat1", "mat2"};
+  auto names =
+      batched ? std::vector<std::string>{"self", "batch1", "batch2"} : std::vector<std::string>{"self", "mat1", "mat2"};
   if (auto e = get_tensors(p, n, names, t); !e.empty()) return e;
   if (auto e = check_scalars(n); !e.empty()) return e;
   Node prod;
@@ -196,7 +197,8 @@ std::string infer_linear(const Program& p, const Node& n, std::vector<TensorType
   const TensorType &x = *t[0], &w = *t[1];
   if (x.rank() < 1) return "linear: input must be at least 1-d";
   if (w.rank() != 2) return "linear: weight must be 2-d";
-  if (x.shape.back() != w.shape[1]) return "linear: input " + type_str(x) + " and weight " + type_str(w) + " don't match";
+  if (x.shape.back() != w.shape[1])
+    return "linear: input " + type_str(x) + " and weight " + type_str(w) + " don't match";
   if (const Arg* b = n.arg("bias"); b && !std::holds_alternative<None>(b->value)) {
     const TensorType* bt = tensor_arg(p, n, "bias");
     if (!bt) return "bias must be a tensor or None";
@@ -246,8 +248,8 @@ void register_ops_linalg(std::vector<OpSpec>& ops) {
                        {T("self"), T("mat1"), T("mat2"), A("beta", K::number), A("alpha", K::number)}, infer_addmm,
                        gen_addmm));
   ops.push_back(linalg("baddbmm", "torch.baddbmm",
-                       {T("self"), T("batch1"), T("batch2"), A("beta", K::number), A("alpha", K::number)},
-                       infer_addmm, gen_addmm));
+                       {T("self"), T("batch1"), T("batch2"), A("beta", K::number), A("alpha", K::number)}, infer_addmm,
+                       gen_addmm));
   ops.push_back(linalg("linear", "torch.nn.functional.linear",
                        {T("input"), T("weight"), {"bias", K::tensor, true, false}}, infer_linear, gen_linear));
 }

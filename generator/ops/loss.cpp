@@ -12,7 +12,8 @@ std::string check_self(const Program& p, const Node& n, const TensorType*& self)
   self = tensor_arg(p, n, "self");
   if (!self) return "missing tensor argument 'self'";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, self->dtype)) return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
+  if (s && !dtype_allowed(*s, self->dtype))
+    return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
   return "";
 }
 
@@ -79,8 +80,7 @@ bool gen_classify(GenContext& g, const OpSpec& s, Node& n) {
   int cdim = xt.rank() == 1 ? 0 : 1;
   int64_t classes = xt.shape[cdim];
   // nll_loss reads log-probabilities: usually feed it a log_softmax.
-  if (s.name == "nll_loss" && c.coin(0.7))
-    x = g.emit1("log_softmax", {{"self", ValueRef{x}}, {"dim", int64_t(cdim)}});
+  if (s.name == "nll_loss" && c.coin(0.7)) x = g.emit1("log_softmax", {{"self", ValueRef{x}}, {"dim", int64_t(cdim)}});
   Shape ts = xt.shape;
   ts.erase(ts.begin() + cdim);
   TensorType tt{DType::i64, ts};

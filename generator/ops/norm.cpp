@@ -11,7 +11,8 @@ std::string check_input(const Program& p, const Node& n, const TensorType*& in, 
   in = tensor_arg(p, n, "input");
   if (!in) return "missing tensor argument 'input'";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, in->dtype)) return std::string("dtype ") + dtype_name(in->dtype) + " not supported by " + n.op;
+  if (s && !dtype_allowed(*s, in->dtype))
+    return std::string("dtype ") + dtype_name(in->dtype) + " not supported by " + n.op;
   if (in->rank() < min_rank) return n.op + " needs an input of rank >= " + std::to_string(min_rank);
   if (float_arg(n, "eps", 1e-5) <= 0) return "'eps' must be positive";
   return "";
@@ -65,7 +66,8 @@ std::string infer_group_norm(const Program& p, const Node& n, std::vector<Tensor
 std::string infer_batch_norm(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* in;
   if (auto e = check_input(p, n, in, 2); !e.empty()) return e;
-  for (const char* name : {"weight", "bias", "running_mean", "running_var", "training", "momentum", "eps", "cudnn_enabled"})
+  for (const char* name :
+       {"weight", "bias", "running_mean", "running_var", "training", "momentum", "eps", "cudnn_enabled"})
     if (!n.arg(name)) return std::string("missing argument '") + name + "'";
   TensorType feat{in->dtype, {in->shape[1]}};
   for (const char* name : {"weight", "bias", "running_mean", "running_var"})
@@ -173,9 +175,7 @@ bool gen_batch_norm(GenContext& g, const OpSpec& s, Node& n) {
   return true;
 }
 
-ParamSpec opt_tensor(const std::string& name, bool positional) {
-  return {name, ParamKind::tensor, true, positional};
-}
+ParamSpec opt_tensor(const std::string& name, bool positional) { return {name, ParamKind::tensor, true, positional}; }
 
 OpSpec norm(const std::string& name, std::vector<ParamSpec> params, InferFn infer, GenFn gen) {
   OpSpec s;
@@ -203,9 +203,14 @@ void register_ops_norm(std::vector<OpSpec>& ops) {
                       opt_tensor("bias", false), A("eps", ParamKind::float_)},
                      infer_group_norm, gen_group_norm));
   OpSpec bn = norm("batch_norm",
-                   {T("input"), opt_tensor("weight", true), opt_tensor("bias", true),
-                    opt_tensor("running_mean", true), opt_tensor("running_var", true),
-                    A("training", ParamKind::bool_), A("momentum", ParamKind::float_), A("eps", ParamKind::float_),
+                   {T("input"),
+                    opt_tensor("weight", true),
+                    opt_tensor("bias", true),
+                    opt_tensor("running_mean", true),
+                    opt_tensor("running_var", true),
+                    A("training", ParamKind::bool_),
+                    A("momentum", ParamKind::float_),
+                    A("eps", ParamKind::float_),
                     {"cudnn_enabled", ParamKind::bool_, false, false, false}},
                    infer_batch_norm, gen_batch_norm);
   // F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)

@@ -13,8 +13,7 @@ int spatial_of(const std::string& op) { return op.find("1d") != std::string::npo
 
 // An int-list attribute: absent (or, for stride, empty) means `dflt`; one
 // value or one per spatial dim.
-std::string spatial_list(const Node& n, const std::string& name, int sp, const IntList& dflt, int64_t min,
-                         IntList& v) {
+std::string spatial_list(const Node& n, const std::string& name, int sp, const IntList& dflt, int64_t min, IntList& v) {
   const Arg* a = n.arg(name);
   const IntList* l = a ? std::get_if<IntList>(&a->value) : nullptr;
   if (a && !l) return name + " must be an int list";
@@ -22,7 +21,8 @@ std::string spatial_list(const Node& n, const std::string& name, int sp, const I
     v = dflt;
     return "";
   }
-  if (l->size() != 1 && static_cast<int>(l->size()) != sp) return name + " must hold 1 or " + std::to_string(sp) + " ints";
+  if (l->size() != 1 && static_cast<int>(l->size()) != sp)
+    return name + " must hold 1 or " + std::to_string(sp) + " ints";
   v = l->size() == 1 ? IntList(sp, (*l)[0]) : *l;
   for (int64_t x : v)
     if (x < min) return name + " must be >= " + std::to_string(min);
@@ -44,7 +44,8 @@ std::string check_input(const Program& p, const Node& n, int sp, const TensorTyp
   x = tensor_arg(p, n, "self");
   if (!x) return "missing tensor argument 'self'";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, x->dtype)) return std::string("dtype ") + dtype_name(x->dtype) + " not supported by " + n.op;
+  if (s && !dtype_allowed(*s, x->dtype))
+    return std::string("dtype ") + dtype_name(x->dtype) + " not supported by " + n.op;
   if (x->rank() != sp + 1 && x->rank() != sp + 2)
     return "expected a " + std::to_string(sp + 1) + "-d or " + std::to_string(sp + 2) + "-d input";
   if (x->numel() == 0) return "zero-size input";
@@ -63,8 +64,8 @@ std::string infer_pool(const Program& p, const Node& n, std::vector<TensorType>&
                  spatial_list(n, "dilation", sp, IntList(sp, 1), 1, dil)})
     if (!e.empty()) return e;
   bool ceil = bool_arg(n, "ceil_mode", false);
-  if (const Arg* a = n.arg("divisor_override"); a && std::holds_alternative<int64_t>(a->value) &&
-                                                std::get<int64_t>(a->value) == 0)
+  if (const Arg* a = n.arg("divisor_override");
+      a && std::holds_alternative<int64_t>(a->value) && std::get<int64_t>(a->value) == 0)
     return "divisor must be not zero";
   Shape shape(x->shape.begin(), x->shape.end() - sp);
   for (int i = 0; i < sp; ++i) {
@@ -176,8 +177,8 @@ OpSpec pool(const std::string& name) {
 }  // namespace
 
 void register_ops_pool(std::vector<OpSpec>& ops) {
-  for (const char* name : {"max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-                           "adaptive_avg_pool2d"})
+  for (const char* name :
+       {"max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"})
     ops.push_back(pool(name));
 }
 

@@ -27,18 +27,12 @@ struct Rule {
 
 const Rule* rule_of(const std::string& op) {
   static const std::map<std::string, Rule> rules = {
-      {"sum", {Dims::list_opt, 0, true, false, false}},
-      {"mean", {Dims::list_opt, 1, false, false, false}},
-      {"prod", {Dims::int_opt, 0, true, false, false}},
-      {"amax", {Dims::list_all, 1, false, false, true}},
-      {"amin", {Dims::list_all, 1, false, false, true}},
-      {"argmax", {Dims::int_opt, 1, false, true, true}},
-      {"argmin", {Dims::int_opt, 1, false, true, true}},
-      {"var", {Dims::list_opt, 2, false, false, false}},
-      {"std", {Dims::list_opt, 2, false, false, false}},
-      {"logsumexp", {Dims::list_req, 1, false, false, false}},
-      {"softmax", {Dims::int_req, 0, false, false, false}},
-      {"log_softmax", {Dims::int_req, 0, false, false, false}},
+      {"sum", {Dims::list_opt, 0, true, false, false}},     {"mean", {Dims::list_opt, 1, false, false, false}},
+      {"prod", {Dims::int_opt, 0, true, false, false}},     {"amax", {Dims::list_all, 1, false, false, true}},
+      {"amin", {Dims::list_all, 1, false, false, true}},    {"argmax", {Dims::int_opt, 1, false, true, true}},
+      {"argmin", {Dims::int_opt, 1, false, true, true}},    {"var", {Dims::list_opt, 2, false, false, false}},
+      {"std", {Dims::list_opt, 2, false, false, false}},    {"logsumexp", {Dims::list_req, 1, false, false, false}},
+      {"softmax", {Dims::int_req, 0, false, false, false}}, {"log_softmax", {Dims::int_req, 0, false, false, false}},
       {"cumsum", {Dims::int_req, 0, true, false, false}},
   };
   auto it = rules.find(op);
@@ -194,8 +188,8 @@ OpSpec reduction(const std::string& name, bool keepdim, bool dtype_param, bool f
   s.differentiable = !r.long_out;
   s.bool_ok = !float_only && !r.long_out;  // argmax has no bool kernel in 1.13
   // Backward formulas that read the result: a later in-place write to it breaks them.
-  s.saves_output = name == "prod" || name == "amax" || name == "amin" || name == "std" ||
-                   name == "logsumexp" || name == "softmax" || name == "log_softmax";
+  s.saves_output = name == "prod" || name == "amax" || name == "amin" || name == "std" || name == "logsumexp" ||
+                   name == "softmax" || name == "log_softmax";
   s.python = "torch." + name;
   return s;
 }

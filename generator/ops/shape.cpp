@@ -136,12 +136,14 @@ bool gen_cat_stack(GenContext& g, const OpSpec& s, Node& n) {
   for (int k = static_cast<int>(c.range(1, 2)); k > 0; --k) {
     TensorType want = t;
     if (cat) want.shape[d] = g.random_dim();
-    list.ids.push_back(g.pick_or_input([&](const TensorType& o) {
-      if (o.dtype != t.dtype || o.rank() != t.rank()) return false;
-      for (int i = 0; i < t.rank(); ++i)
-        if (o.shape[i] != t.shape[i] && !(cat && i == d)) return false;
-      return true;
-    }, want));
+    list.ids.push_back(g.pick_or_input(
+        [&](const TensorType& o) {
+          if (o.dtype != t.dtype || o.rank() != t.rank()) return false;
+          for (int i = 0; i < t.rank(); ++i)
+            if (o.shape[i] != t.shape[i] && !(cat && i == d)) return false;
+          return true;
+        },
+        want));
   }
   if (c.coin(0.5)) std::swap(list.ids[0], list.ids[c.below(list.ids.size())]);
   n.args = {{"tensors", list}, {"dim", dim}};
@@ -229,7 +231,8 @@ std::string infer_split_chunk(const Program& p, const Node& n, std::vector<Tenso
   if (auto e = get_self(p, n, self); !e.empty()) return e;
   bool chunk = n.op == "chunk";
   int64_t k = 0, dim = int_arg(n, "dim", 0);
-  if (!get_int(n, chunk ? "chunks" : "split_size", k)) return chunk ? "missing int 'chunks'" : "missing int 'split_size'";
+  if (!get_int(n, chunk ? "chunks" : "split_size", k))
+    return chunk ? "missing int 'chunks'" : "missing int 'split_size'";
   if (self->rank() == 0) return n.op + " expects at least a 1-dimensional tensor";
   if (!wrap_dim(dim, self->rank())) return n.op + ": dim out of range";
   std::vector<int64_t> pieces;

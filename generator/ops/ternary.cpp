@@ -78,7 +78,8 @@ std::string infer_addc(const Program& p, const Node& n, std::vector<TensorType>&
   for (const char* name : {"self", "tensor1", "tensor2"}) {
     const TensorType* t = tensor_arg(p, n, name);
     if (!t) return std::string("missing tensor argument '") + name + "'";
-    if (s && !dtype_allowed(*s, t->dtype)) return std::string("dtype ") + dtype_name(t->dtype) + " not supported by " + n.op;
+    if (s && !dtype_allowed(*s, t->dtype))
+      return std::string("dtype ") + dtype_name(t->dtype) + " not supported by " + n.op;
   }
   Shape shape;
   if (auto e = broadcast_all(p, n, {"self", "tensor1", "tensor2"}, shape); !e.empty()) return e;
@@ -117,7 +118,8 @@ bool gen_addc(GenContext& g, const OpSpec& s, Node& n) {
   std::vector<TensorType> out;
   if (!infer_addc(g.program(), n, out).empty()) return false;
   if (c.coin(0.4)) {
-    n.args.push_back({"value", is_float(out[0].dtype) ? ArgValue(c.uniform(-2, 2)) : ArgValue(int64_t(c.range(-2, 2)))});
+    n.args.push_back(
+        {"value", is_float(out[0].dtype) ? ArgValue(c.uniform(-2, 2)) : ArgValue(int64_t(c.range(-2, 2)))});
   }
   return true;
 }
@@ -129,7 +131,8 @@ std::string infer_lerp(const Program& p, const Node& n, std::vector<TensorType>&
   const Arg* w = n.arg("weight");
   if (!self || !end || !w) return "lerp needs self, end and weight";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, self->dtype)) return std::string("dtype ") + dtype_name(self->dtype) + " not supported by lerp";
+  if (s && !dtype_allowed(*s, self->dtype))
+    return std::string("dtype ") + dtype_name(self->dtype) + " not supported by lerp";
   if (end->dtype != self->dtype) return "lerp: end must have self's dtype";
   if (const TensorType* wt = tensor_arg(p, n, "weight")) {
     if (wt->dtype != self->dtype) return "lerp: weight must have self's dtype";
@@ -173,10 +176,10 @@ void register_ops_ternary(std::vector<OpSpec>& ops) {
   where.bool_ok = true;
   where.half_ok = true;
   ops.push_back(where);
-  ops.push_back(ternary("addcmul", {T("self"), T("tensor1"), T("tensor2"), A("value", ParamKind::number)},
-                        infer_addc, gen_addc));
-  OpSpec addcdiv = ternary("addcdiv", {T("self"), T("tensor1"), T("tensor2"), A("value", ParamKind::number)},
-                           infer_addc, gen_addc);
+  ops.push_back(
+      ternary("addcmul", {T("self"), T("tensor1"), T("tensor2"), A("value", ParamKind::number)}, infer_addc, gen_addc));
+  OpSpec addcdiv =
+      ternary("addcdiv", {T("self"), T("tensor1"), T("tensor2"), A("value", ParamKind::number)}, infer_addc, gen_addc);
   addcdiv.float_only = true;  // integer division through addcdiv was removed
   ops.push_back(addcdiv);
   OpSpec lerp = ternary("lerp", {T("self"), T("end"), TorN("weight")}, infer_lerp, gen_lerp);

@@ -26,8 +26,8 @@ bool known_contiguous(const Program& p, int v) {
   for (const auto& n : p.body.nodes) {
     if (std::find(n.outputs.begin(), n.outputs.end(), v) == n.outputs.end()) continue;
     const Arg* mf = n.arg("memory_format");
-    bool contiguous_format = mf && std::holds_alternative<MemFormat>(mf->value) &&
-                             std::get<MemFormat>(mf->value) == MemFormat::contiguous;
+    bool contiguous_format =
+        mf && std::holds_alternative<MemFormat>(mf->value) && std::get<MemFormat>(mf->value) == MemFormat::contiguous;
     return (n.op == "contiguous" && (!mf || contiguous_format)) || (n.op == "clone" && contiguous_format);
   }
   return false;

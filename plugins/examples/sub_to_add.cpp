@@ -16,8 +16,8 @@ void sub_to_add(void* g) {
     c10::optional<c10::IValue> alpha = torch::jit::toIValue(n->input(2));
     if (!alpha || !(alpha->isInt() || alpha->isDouble())) continue;
     torch::jit::WithInsertPoint guard(n);
-    torch::jit::Value* neg = alpha->isInt() ? graph->insertConstant(-alpha->toInt())
-                                            : graph->insertConstant(-alpha->toDouble());
+    torch::jit::Value* neg =
+        alpha->isInt() ? graph->insertConstant(-alpha->toInt()) : graph->insertConstant(-alpha->toDouble());
     torch::jit::Value* add = graph->insert(c10::Symbol::fromQualString("aten::add"), {n->input(0), n->input(1)},
                                            {torch::jit::NamedValue("alpha", neg)});
     add->setType(n->output()->type());

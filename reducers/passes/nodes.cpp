@@ -19,7 +19,7 @@ struct Remover {
   std::map<int, int> to;
   std::set<int> dead;
   std::map<int, std::vector<int>> operands_of;  // dead value -> its node's operands
-  std::vector<std::vector<int>> scopes;  // visible values, innermost last
+  std::vector<std::vector<int>> scopes;         // visible values, innermost last
 
   // Rewrites an operand; false when it has no value anymore.
   bool reroute(int& id) {

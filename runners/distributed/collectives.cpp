@@ -59,7 +59,8 @@ at::Tensor all_to_all(const at::Tensor& x, int64_t dim) {
   RankGroup* g = group();
   if (!g) return x.clone();
   std::vector<at::Tensor> parts;
-  for (const at::Tensor& from : g->all_gather(x.contiguous())) parts.push_back(from.chunk(g->world(), dim).at(g->rank()));
+  for (const at::Tensor& from : g->all_gather(x.contiguous()))
+    parts.push_back(from.chunk(g->world(), dim).at(g->rank()));
   return at::cat(parts, dim);
 }
 
@@ -120,26 +121,20 @@ at::Tensor run_collective(const Node& n, const at::Tensor& x) {
 
 // Schemas as in generator/ops/collective.cpp; opaque to the JIT's passes.
 TORCH_LIBRARY(dlfuzz, m) {
-  m.def("all_reduce(Tensor self, str op) -> Tensor", [](const at::Tensor& x, std::string op) {
-    return dlfuzz::all_reduce(x, op);
-  });
-  m.def("all_gather(Tensor self, int dim) -> Tensor", [](const at::Tensor& x, int64_t dim) {
-    return dlfuzz::all_gather(x, dim);
-  });
-  m.def("reduce_scatter(Tensor self, int dim, str op) -> Tensor", [](const at::Tensor& x, int64_t dim, std::string op) {
-    return dlfuzz::reduce_scatter(x, dim, op);
-  });
-  m.def("broadcast(Tensor self, int src) -> Tensor", [](const at::Tensor& x, int64_t src) {
-    return dlfuzz::broadcast(x, src);
-  });
-  m.def("all_to_all(Tensor self, int dim) -> Tensor", [](const at::Tensor& x, int64_t dim) {
-    return dlfuzz::all_to_all(x, dim);
-  });
+  m.def("all_reduce(Tensor self, str op) -> Tensor",
+        [](const at::Tensor& x, std::string op) { return dlfuzz::all_reduce(x, op); });
+  m.def("all_gather(Tensor self, int dim) -> Tensor",
+        [](const at::Tensor& x, int64_t dim) { return dlfuzz::all_gather(x, dim); });
+  m.def("reduce_scatter(Tensor self, int dim, str op) -> Tensor",
+        [](const at::Tensor& x, int64_t dim, std::string op) { return dlfuzz::reduce_scatter(x, dim, op); });
+  m.def("broadcast(Tensor self, int src) -> Tensor",
+        [](const at::Tensor& x, int64_t src) { return dlfuzz::broadcast(x, src); });
+  m.def("all_to_all(Tensor self, int dim) -> Tensor",
+        [](const at::Tensor& x, int64_t dim) { return dlfuzz::all_to_all(x, dim); });
   // Catch-all kernels count as CompositeImplicitAutograd: autograd records the
   // functions' own backward, which TorchScript's autodiff leaves alone.
   m.def("tp_copy(Tensor self) -> Tensor", [](const at::Tensor& x) { return dlfuzz::tp_copy(x); });
   m.def("tp_reduce(Tensor self) -> Tensor", [](const at::Tensor& x) { return dlfuzz::tp_reduce(x); });
-  m.def("tp_gather(Tensor self, int dim) -> Tensor", [](const at::Tensor& x, int64_t dim) {
-    return dlfuzz::tp_gather(x, dim);
-  });
+  m.def("tp_gather(Tensor self, int dim) -> Tensor",
+        [](const at::Tensor& x, int64_t dim) { return dlfuzz::tp_gather(x, dim); });
 }

@@ -4,8 +4,8 @@
 
 #ifdef DLFUZZ_HAVE_GLOO
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #endif
 
 namespace dlfuzz {
@@ -113,8 +113,9 @@ struct GlooRendezvous::Impl {};
 GlooRendezvous::GlooRendezvous(int, std::chrono::milliseconds) {}
 GlooRendezvous::~GlooRendezvous() = default;
 std::unique_ptr<RankGroup> GlooRendezvous::join(int) {
-  throw std::runtime_error("this dlfuzz build has no Gloo (c10d ProcessGroupGloo): programs with world > 1 "
-                           "need the Debian LibTorch build (DLFUZZ_TORCH=debian with libgloo-dev)");
+  throw std::runtime_error(
+      "this dlfuzz build has no Gloo (c10d ProcessGroupGloo): programs with world > 1 "
+      "need the Debian LibTorch build (DLFUZZ_TORCH=debian with libgloo-dev)");
 }
 bool have_gloo() { return false; }
 

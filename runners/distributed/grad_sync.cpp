@@ -30,7 +30,8 @@ void sync_gradients(RankContext& ctx, std::vector<at::Tensor>& params) {
   for (auto& w : params) buckets[w.scalar_type()].push_back(&w);
   for (auto& [dtype, ws] : buckets) {
     std::vector<at::Tensor> flat;
-    for (at::Tensor* w : ws) flat.push_back(w->grad().defined() ? w->grad().reshape(-1) : at::zeros({w->numel()}, w->options()));
+    for (at::Tensor* w : ws)
+      flat.push_back(w->grad().defined() ? w->grad().reshape(-1) : at::zeros({w->numel()}, w->options()));
     at::Tensor bucket = at::cat(flat);
     if (!skip) ctx.group->all_reduce(bucket, op);
     if (ctx.fault != DistFault::no_average) bucket.div_(ctx.world);

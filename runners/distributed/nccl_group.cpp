@@ -141,8 +141,9 @@ std::unique_ptr<Rendezvous> make_nccl_rendezvous(int world) {
 #else
 
 std::unique_ptr<Rendezvous> make_nccl_rendezvous(int) {
-  throw std::runtime_error("this dlfuzz build has no NCCL (configure found no CUDA toolkit with nccl.h; "
-                           "the toolkit is expected at /usr/local/cuda)");
+  throw std::runtime_error(
+      "this dlfuzz build has no NCCL (configure found no CUDA toolkit with nccl.h; "
+      "the toolkit is expected at /usr/local/cuda)");
 }
 
 #endif

@@ -65,10 +65,16 @@ TEST(Cli, MalformedProgramsExitTwoWithLineAndColumn) {
     std::string text;
     const char* expect;
   } cases[] = {
-      {"truncated.dlf", kHead + "input %x : f32[2,3] range(-1.0,1.0)\n%1 : f32[2,3] = relu %x\n", "truncated.dlf:4:1: missing 'return'"},
-      {"unknown_op.dlf", kHead + "input %x : f32[2] range(-1.0,1.0)\n%1 : f32[2] = frob %x\nreturn %1\n", "unknown_op.dlf:3:15: unknown op 'frob'"},
-      {"type_error.dlf", kHead + "input %x : f32[2] range(-1.0,1.0)\n%1 : i64[2] = relu %x\nreturn %1\n", "type_error.dlf:3:1:"},
-      {"bad_shape.dlf", kHead + "input %x : f32[2] range(-1.0,1.0)\ninput %y : f32[3] range(-1.0,1.0)\n%1 : f32[2] = add %x, %y\nreturn %1\n", "do not broadcast"},
+      {"truncated.dlf", kHead + "input %x : f32[2,3] range(-1.0,1.0)\n%1 : f32[2,3] = relu %x\n",
+       "truncated.dlf:4:1: missing 'return'"},
+      {"unknown_op.dlf", kHead + "input %x : f32[2] range(-1.0,1.0)\n%1 : f32[2] = frob %x\nreturn %1\n",
+       "unknown_op.dlf:3:15: unknown op 'frob'"},
+      {"type_error.dlf", kHead + "input %x : f32[2] range(-1.0,1.0)\n%1 : i64[2] = relu %x\nreturn %1\n",
+       "type_error.dlf:3:1:"},
+      {"bad_shape.dlf",
+       kHead +
+           "input %x : f32[2] range(-1.0,1.0)\ninput %y : f32[3] range(-1.0,1.0)\n%1 : f32[2] = add %x, %y\nreturn %1\n",
+       "do not broadcast"},
   };
   for (const auto& c : cases) {
     std::string path = write(c.name, c.text);
@@ -362,8 +368,8 @@ TEST(Gate, PassesTheCorrectPluginAndBlocksTheWrongOne) {
   fs::create_directories(dir);
   std::string plugins = DLFUZZ_PLUGIN_DIR;
   std::string ok_junit = dir + "/ok.xml", bad_junit = dir + "/bad.xml";
-  Outcome ok = dlfuzz("gate --baseline ts --candidate plugin:" + plugins + "/sub_to_add.so --programs 60 --db " +
-                      dir + "/ok.db -o " + dir + "/ok --junit " + ok_junit);
+  Outcome ok = dlfuzz("gate --baseline ts --candidate plugin:" + plugins + "/sub_to_add.so --programs 60 --db " + dir +
+                      "/ok.db -o " + dir + "/ok --junit " + ok_junit);
   EXPECT_EQ(ok.code, 0) << ok.out;
   EXPECT_NE(ok.out.find("gate: PASSED"), std::string::npos) << ok.out;
   // Default budget (5 minutes); the gate stops at its first new finding.

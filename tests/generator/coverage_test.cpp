@@ -22,8 +22,8 @@ TEST(Coverage, DefaultPolicyOverOneThousandSeeds) {
     control += s.control_flow;
     inplace_view += s.inplace_on_view;
   }
-  std::cerr << ops.size() << " distinct ops of " << all_ops().size() << "; training " << training
-            << ", control flow " << control << ", in-place on a view " << inplace_view << " of " << kSeeds << "\n";
+  std::cerr << ops.size() << " distinct ops of " << all_ops().size() << "; training " << training << ", control flow "
+            << control << ", in-place on a view " << inplace_view << " of " << kSeeds << "\n";
   EXPECT_GE(all_ops().size(), 80u);
   EXPECT_GE(ops.size(), 80u);
   EXPECT_GE(training, kSeeds * 30 / 100);

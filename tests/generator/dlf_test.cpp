@@ -37,10 +37,15 @@ TEST(Dlf, MalformedInputsNameLineAndColumn) {
   const std::string head = "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n";
   const BadCase cases[] = {
       {"truncated", "input %x : f32[2,3] range(-1,1)\n%1 : f32[2,3] = relu %x\n", 4, 1, "missing 'return'"},
-      {"unknown op", "input %x : f32[2,3] range(-1,1)\n%1 : f32[2,3] = frobnicate %x\nreturn %1\n", 3, 17, "unknown op 'frobnicate'"},
-      {"type error", "input %x : f32[2,3] range(-1,1)\n%1 : i64[2,3] = relu %x\nreturn %1\n", 3, 1, "declared i64[2,3]"},
-      {"bad shape", "input %x : f32[2,3] range(-1,1)\ninput %y : f32[4,5] range(-1,1)\n%1 : f32[2,3] = add %x, %y\nreturn %1\n", 4, 1, "do not broadcast"},
-      {"unknown value", "input %x : f32[2,3] range(-1,1)\n%1 : f32[2,3] = relu %z\nreturn %1\n", 3, 22, "unknown value %z"},
+      {"unknown op", "input %x : f32[2,3] range(-1,1)\n%1 : f32[2,3] = frobnicate %x\nreturn %1\n", 3, 17,
+       "unknown op 'frobnicate'"},
+      {"type error", "input %x : f32[2,3] range(-1,1)\n%1 : i64[2,3] = relu %x\nreturn %1\n", 3, 1,
+       "declared i64[2,3]"},
+      {"bad shape",
+       "input %x : f32[2,3] range(-1,1)\ninput %y : f32[4,5] range(-1,1)\n%1 : f32[2,3] = add %x, %y\nreturn %1\n", 4,
+       1, "do not broadcast"},
+      {"unknown value", "input %x : f32[2,3] range(-1,1)\n%1 : f32[2,3] = relu %z\nreturn %1\n", 3, 22,
+       "unknown value %z"},
       {"bad dtype", "input %x : f33[2,3] range(-1,1)\nreturn %x\n", 2, 11, "unknown dtype 'f33'"},
       {"unclosed list", "input %x : f32[2,3 range(-1,1)\nreturn %x\n", 2, 20, "expected ']'"},
   };

@@ -20,8 +20,8 @@ TEST(Generator, EveryProgramVerifies) {
 #include <map>
 
 #include "generator/dlf.h"
-#include "generator/op_spec.h"
 #include "generator/infer_types.h"
+#include "generator/op_spec.h"
 
 namespace dlfuzz {
 
@@ -67,7 +67,8 @@ void check_every_rank_is_well_typed(const Program& p) {
       if (in.placement.whole == 0) continue;
       int64_t local = p.type(in.value).shape[0];
       auto [start, size] = in.placement.slice(local, rank, world);
-      EXPECT_EQ(start + size, rank == world - 1 ? in.placement.whole : in.placement.slice(local, rank + 1, world).first);
+      EXPECT_EQ(start + size,
+                rank == world - 1 ? in.placement.whole : in.placement.slice(local, rank + 1, world).first);
       EXPECT_GE(size, 1) << "seed " << p.seed;
       mine.values[in.value].type.shape[0] = size;
     }

@@ -20,10 +20,10 @@ using Case = InferCase;
 //               6 i64[2,3]  7 i64[]     8 f32[1,4]    9 f64[2,3]  10 f32[4,3]
 Program fixture() {
   Program p;
-  const std::vector<TensorType> ts = {
-      {DType::f32, {2, 3}}, {DType::i32, {2, 3}}, {DType::f32, {2, 4, 3}}, {DType::f32, {4}},
-      {DType::f32, {3}},    {DType::i64, {2}},    {DType::i64, {2, 3}},    {DType::i64, {}},
-      {DType::f32, {1, 4}}, {DType::f64, {2, 3}}, {DType::f32, {4, 3}}};
+  const std::vector<TensorType> ts = {{DType::f32, {2, 3}}, {DType::i32, {2, 3}}, {DType::f32, {2, 4, 3}},
+                                      {DType::f32, {4}},    {DType::f32, {3}},    {DType::i64, {2}},
+                                      {DType::i64, {2, 3}}, {DType::i64, {}},     {DType::f32, {1, 4}},
+                                      {DType::f64, {2, 3}}, {DType::f32, {4, 3}}};
   for (size_t i = 0; i < ts.size(); ++i) p.add_value("v" + std::to_string(i), ts[i]);
   return p;
 }
@@ -32,7 +32,7 @@ void check(const std::vector<Case>& cases) { check_infer(fixture(), cases); }
 
 // batch_norm spells all nine arguments; `edit` replaces or drops some.
 std::vector<Arg> bn(int input, ArgValue rm, ArgValue rv, bool training, bool drop_cudnn = false) {
-  std::vector<Arg> a = {{"input", V(input)}, {"weight", V(3)},  {"bias", None{}},    {"running_mean", rm},
+  std::vector<Arg> a = {{"input", V(input)}, {"weight", V(3)},       {"bias", None{}},  {"running_mean", rm},
                         {"running_var", rv}, {"training", training}, {"momentum", 0.1}, {"eps", 1e-5}};
   if (!drop_cudnn) a.push_back({"cudnn_enabled", true});
   return a;

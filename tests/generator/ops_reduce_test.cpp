@@ -15,10 +15,9 @@ using Case = InferCase;
 //               6 i64[2]    7 u8[3]     8 i8[3]      9 f16[2,3]
 Program fixture() {
   Program p;
-  const std::vector<TensorType> ts = {{DType::f32, {2, 3}}, {DType::i32, {2, 3}}, {DType::b8, {2, 3}},
-                                      {DType::f32, {}},     {DType::f32, {0, 3}}, {DType::f64, {3}},
-                                      {DType::i64, {2}},    {DType::u8, {3}},     {DType::i8, {3}},
-                                      {DType::f16, {2, 3}}};
+  const std::vector<TensorType> ts = {{DType::f32, {2, 3}}, {DType::i32, {2, 3}}, {DType::b8, {2, 3}}, {DType::f32, {}},
+                                      {DType::f32, {0, 3}}, {DType::f64, {3}},    {DType::i64, {2}},   {DType::u8, {3}},
+                                      {DType::i8, {3}},     {DType::f16, {2, 3}}};
   for (size_t i = 0; i < ts.size(); ++i) p.add_value("v" + std::to_string(i), ts[i]);
   return p;
 }

@@ -30,9 +30,7 @@ RunResult result(const std::string& runner, std::vector<HostTensor> outs) {
 }
 }  // namespace
 
-TEST(NumericOracle, EqualTensorsAgree) {
-  EXPECT_EQ(compare_tensor(f32({1, 2, 3}), f32({1, 2, 3}), nullptr), "");
-}
+TEST(NumericOracle, EqualTensorsAgree) { EXPECT_EQ(compare_tensor(f32({1, 2, 3}), f32({1, 2, 3}), nullptr), ""); }
 
 TEST(NumericOracle, WrongValueIsFlagged) {
   auto d = compare_tensor(f32({1, 2, 3}), f32({1, 2.5f, 3}), nullptr);
@@ -126,9 +124,10 @@ TEST(Signature, NormalizesNumbersAndPaths) {
 
 namespace dlfuzz {
 TEST(Signature, TorchScriptErrorsKeepTheRealError) {
-  std::string ts = "The following operation failed in the TorchScript interpreter.\n"
-                   "Traceback of TorchScript (most recent call last):\n  File \"<string>\", line 20, in forward\n"
-                   "RuntimeError: expected scalar type Float but found Double\n";
+  std::string ts =
+      "The following operation failed in the TorchScript interpreter.\n"
+      "Traceback of TorchScript (most recent call last):\n  File \"<string>\", line 20, in forward\n"
+      "RuntimeError: expected scalar type Float but found Double\n";
   EXPECT_EQ(normalize_error(ts), "RuntimeError: expected scalar type DTYPE but found DTYPE");
 }
 }  // namespace dlfuzz

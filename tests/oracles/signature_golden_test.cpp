@@ -56,7 +56,8 @@ TEST(Signature, WithoutRanksIsTheSameBugAtWorldOne) {
   EXPECT_EQ(signature_without_ranks("status|eager@1|ts|backward|exception: rank N: element N of tensors"),
             "status|eager|ts|backward|exception: element N of tensors");
   EXPECT_EQ(signature_without_ranks("status|eager|ts|run|exception: boom"), "status|eager|ts|run|exception: boom");
-  EXPECT_NE(signature_without_ranks("numeric|eager@1|ts|output|"), signature_without_ranks("numeric|eager@cpu|ts|output|"));
+  EXPECT_NE(signature_without_ranks("numeric|eager@1|ts|output|"),
+            signature_without_ranks("numeric|eager@cpu|ts|output|"));
 }
 
 }  // namespace dlfuzz

@@ -20,13 +20,15 @@ TEST(ReduceTable, PassesHaveUniqueNamesAndHelp) {
     EXPECT_EQ(reduce::find_reducer_pass(p.name), &p);
     EXPECT_NE(reduce::reducer_passes_help().find(p.name), std::string::npos);
   }
-  for (const char* required : {"nodes", "bypass", "outputs", "train", "control-flow", "dims", "dtypes",
-                               "input-values", "params", "collectives", "world"})
+  for (const char* required : {"nodes", "bypass", "outputs", "train", "control-flow", "dims", "dtypes", "input-values",
+                               "params", "collectives", "world"})
     EXPECT_TRUE(names.count(required)) << required;
   ReduceOptions opt;
   opt.passes = {"no-such-pass"};
   Program p = generate_program(GenPolicy{}, 1);
-  EXPECT_THROW(reduce_program(p, [](const Program&) { return true; }, opt), std::invalid_argument);
+  EXPECT_THROW(reduce_program(
+                   p, [](const Program&) { return true; }, opt),
+               std::invalid_argument);
 }
 
 TEST(ReduceFanIn, KeepsOnlyTheDivergentOutputsCone) {
@@ -50,7 +52,8 @@ return %2
   EXPECT_LE(stats.queries, 3);
   // The hint names the output to keep.
   opt.keep_outputs = {0};
-  out = reduce_program(parse_or_die(in), [](const Program& p) { return has_op(p, "cos"); }, opt);
+  out = reduce_program(
+      parse_or_die(in), [](const Program& p) { return has_op(p, "cos"); }, opt);
   EXPECT_EQ(out.body.yields.size(), 1u);
   EXPECT_FALSE(has_op(out, "frac"));
 }
@@ -67,7 +70,8 @@ return %4, %5
   ReduceOptions opt;
   opt.passes = {"collectives"};
   opt.keep_outputs = {0};
-  Program out = reduce_program(parse_or_die(in), [](const Program& p) { return has_op(p, "add_"); }, opt);
+  Program out = reduce_program(
+      parse_or_die(in), [](const Program& p) { return has_op(p, "add_"); }, opt);
   EXPECT_EQ(out.count_nodes(), 4) << print_program(out);
   EXPECT_FALSE(has_op(out, "neg"));
 }
@@ -138,8 +142,8 @@ TEST(ReduceBudget, StopsAtMaxQueries) {
   opt.max_queries = 5;
   ReduceStats stats;
   std::vector<std::string> lines;
-  Program out = reduce_program(p, [](const Program&) { return true; }, opt, &stats,
-                               [&](const std::string& l) { lines.push_back(l); });
+  Program out = reduce_program(
+      p, [](const Program&) { return true; }, opt, &stats, [&](const std::string& l) { lines.push_back(l); });
   EXPECT_EQ(stats.queries, 5);
   EXPECT_TRUE(stats.budget_exhausted);
   EXPECT_TRUE(verify(out).empty());
@@ -149,7 +153,8 @@ TEST(ReduceBudget, StopsAtMaxQueries) {
 TEST(ReduceStart, UninterestingInputIsReturnedUnchanged) {
   Program p = generate_program(GenPolicy{}, 4);
   ReduceStats stats;
-  Program out = reduce_program(p, [](const Program&) { return false; }, ReduceOptions{}, &stats);
+  Program out = reduce_program(
+      p, [](const Program&) { return false; }, ReduceOptions{}, &stats);
   EXPECT_FALSE(stats.start_interesting);
   EXPECT_EQ(stats.queries, 1);
   EXPECT_EQ(print_program(out), print_program(p));

@@ -12,7 +12,8 @@
 namespace dlfuzz::testing {
 
 inline const std::string kInferHead = "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n";
-inline const std::string kInferOut = "dlfuzz 1 seed=0 policy=0000000000000000 mode=infer device=cpu world=1 plan=none\n";
+inline const std::string kInferOut =
+    "dlfuzz 1 seed=0 policy=0000000000000000 mode=infer device=cpu world=1 plan=none\n";
 
 inline Program parse_or_die(const std::string& text) {
   ParseResult r = parse_program(text, "test.dlf");

@@ -146,7 +146,8 @@ TEST(Distributed, EagerRanksEqualTheOneProcessRunOverManyPrograms) {
       if (!rs[0].ok()) continue;  // a program eager rejects is skipped by campaigns too
       ++checked;
       tensor_parallel += p.plan.kind == PlanKind::tp;
-      uneven += std::any_of(p.inputs.begin(), p.inputs.end(), [](const InputDecl& in) { return in.placement.whole > 0; });
+      uneven +=
+          std::any_of(p.inputs.begin(), p.inputs.end(), [](const InputDecl& in) { return in.placement.whole > 0; });
       ASSERT_TRUE(rs[2].ok()) << "world " << world << " seed " << seed << ": " << rs[2].error;
       EXPECT_FALSE(check_rank_consistency(rs[2])) << "world " << world << " seed " << seed;
       auto f = check_numeric(rs[0], rs[2], &rs[1]);

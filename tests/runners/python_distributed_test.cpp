@@ -172,18 +172,19 @@ TEST(PythonDistributed, EagerRanksEqualTheCppRanks) {
   // Rank 1's shard of w0 gets an all-zero gradient (the loss reads rank 0's
   // columns only): like every gradient it is kept (none is dropped by value),
   // so weight decay shrinks that shard on both sides.
-  expect_python_equals_cpp(ex, parse("dlfuzz 1 seed=5 policy=0 mode=train device=cpu world=2 plan=tp\n"
-                                     "input %x0 : f32[4,6] range(-2.0,2.0)\n"
-                                     "param %w0 : f32[3,6] shard(0) range(-0.5,0.5)\n"
-                                     "target %y0 : f32[4,3] range(-1.0,1.0)\n"
-                                     "%1 : f32[4,6] = tp_copy %x0\n"
-                                     "%2 : f32[4,3] = linear %1, %w0\n"
-                                     "%3 : f32[4,6] = tp_gather %2, dim=1\n"
-                                     "%4 : f32[4,3] = narrow %3, dim=1, start=0, length=3\n"
-                                     "%5 : f32[] = mse_loss %4, %y0\n"
-                                     "return %4\n"
-                                     "loss %5\n"
-                                     "step sgd lr=0.1 momentum=0.0 weight_decay=0.1 steps=2\n"),
+  expect_python_equals_cpp(ex,
+                           parse("dlfuzz 1 seed=5 policy=0 mode=train device=cpu world=2 plan=tp\n"
+                                 "input %x0 : f32[4,6] range(-2.0,2.0)\n"
+                                 "param %w0 : f32[3,6] shard(0) range(-0.5,0.5)\n"
+                                 "target %y0 : f32[4,3] range(-1.0,1.0)\n"
+                                 "%1 : f32[4,6] = tp_copy %x0\n"
+                                 "%2 : f32[4,3] = linear %1, %w0\n"
+                                 "%3 : f32[4,6] = tp_gather %2, dim=1\n"
+                                 "%4 : f32[4,3] = narrow %3, dim=1, start=0, length=3\n"
+                                 "%5 : f32[] = mse_loss %4, %y0\n"
+                                 "return %4\n"
+                                 "loss %5\n"
+                                 "step sgd lr=0.1 momentum=0.0 weight_decay=0.1 steps=2\n"),
                            "tp shard with an all-zero gradient");
   // Generated programs at world 2: the first training ones of each plan (dp,
   // zero, tp; some with uneven shards) and
@@ -194,10 +195,7 @@ TEST(PythonDistributed, EagerRanksEqualTheCppRanks) {
   int dp = 0, zero = 0, tp = 0, infer = 0, uneven = 0;
   for (uint64_t seed = 0; seed < 400 && (dp < kTrain || zero < kTrain || tp < kTrain || infer < kInfer); ++seed) {
     Program p = generate_program(policy, seed);
-    int& n = !p.is_training()                 ? infer
-             : p.plan.kind == PlanKind::zero ? zero
-             : p.plan.kind == PlanKind::tp   ? tp
-                                             : dp;
+    int& n = !p.is_training() ? infer : p.plan.kind == PlanKind::zero ? zero : p.plan.kind == PlanKind::tp ? tp : dp;
     if (n >= (p.is_training() ? kTrain : kInfer)) continue;
     std::string text = print_program(p);
     bool collectives = text.find("= all_") != std::string::npos || text.find("= broadcast") != std::string::npos ||

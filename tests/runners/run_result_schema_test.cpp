@@ -64,8 +64,8 @@ TEST(RunResultSchema, EnumsMatch) {
   std::set<std::string> statuses, stages;
   for (auto s : {RunStatus::ok, RunStatus::exception, RunStatus::crash, RunStatus::timeout, RunStatus::oom})
     statuses.insert(status_name(s));
-  for (auto s : {Stage::none, Stage::setup, Stage::compile, Stage::run, Stage::backward, Stage::optimizer,
-                 Stage::collective})
+  for (auto s :
+       {Stage::none, Stage::setup, Stage::compile, Stage::run, Stage::backward, Stage::optimizer, Stage::collective})
     stages.insert(stage_name(s));
   EXPECT_EQ(values["status"], statuses);
   EXPECT_EQ(values["stage"], stages);

@@ -130,9 +130,13 @@ TEST(RunnerSpec, ReportBackendFromTheTable) {
   d.bug.id = 1;
   d.bug.hits = 1;
   d.program = "not a program";
-  for (const auto& [runner, backend] : std::vector<std::pair<std::string, std::string>>{
-           {"inductor", "inductor"}, {"inductor-dynamic", "inductor"}, {"aot-eager", "aot_eager"},
-           {"ts-nnc", "script"}, {"ts+plugin:/x.so", "script"}, {"aoti", "inductor"}}) {
+  for (const auto& [runner, backend] :
+       std::vector<std::pair<std::string, std::string>>{{"inductor", "inductor"},
+                                                        {"inductor-dynamic", "inductor"},
+                                                        {"aot-eager", "aot_eager"},
+                                                        {"ts-nnc", "script"},
+                                                        {"ts+plugin:/x.so", "script"},
+                                                        {"aoti", "inductor"}}) {
     d.test_runner = runner;
     EXPECT_NE(markdown_report(d, "db").find("--backend " + backend + "`"), std::string::npos) << runner;
   }

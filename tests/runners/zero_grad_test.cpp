@@ -17,8 +17,8 @@ namespace {
 const std::string kPython = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
 
 bool have_python_torch() {
-  static const bool ok = std::filesystem::exists(kPython) &&
-                         std::system((kPython + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
+  static const bool ok =
+      std::filesystem::exists(kPython) && std::system((kPython + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
   return ok;
 }
 
@@ -91,7 +91,8 @@ TEST(ZeroGradient, ExactlyZeroOnOneSideIsNoFindingEitherWay) {
   const std::vector<std::string> runners = {"ts", "ts-nnc", "inductor", "aot-eager"};
   int eager_zero = 0, compiled_zero = 0;  // params exactly zero on that side only
   for (int seed : {264, 270}) {
-    for (const char* step : {"sgd lr=0.1 momentum=0.9 weight_decay=0.01", "adam lr=0.1 momentum=0.0 weight_decay=0.01"}) {
+    for (const char* step :
+         {"sgd lr=0.1 momentum=0.9 weight_decay=0.01", "adam lr=0.1 momentum=0.0 weight_decay=0.01"}) {
       std::string text = shift_program(seed, step);
       ParseResult parsed = parse_program(text, "zero_grad");
       ASSERT_TRUE(parsed.ok()) << parsed.error->str() << "\n" << text;

@@ -128,9 +128,10 @@ TEST(HtmlReport, RendersTableAndChartsInHeadlessChromium) {
   std::string flags = "--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir='" +
                       (dir / "profile").string() + "' --window-size=1400,1000";
   std::string dom_file = (dir / "dom.html").string(), png = (dir / "shot.png").string();
-  ASSERT_EQ(std::system(("'" + browser + "' " + flags + " --dump-dom 'file://" + html + "' > '" + dom_file +
-                         "' 2>/dev/null").c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(("'" + browser + "' " + flags + " --dump-dom 'file://" + html + "' > '" + dom_file + "' 2>/dev/null")
+                      .c_str()),
+      0);
   std::ifstream din(dom_file);
   std::string dom((std::istreambuf_iterator<char>(din)), {});
   EXPECT_NE(dom.find("<table"), std::string::npos);
@@ -140,9 +141,10 @@ TEST(HtmlReport, RendersTableAndChartsInHeadlessChromium) {
   EXPECT_NE(dom.find("exception: bug number d"), std::string::npos) << "each bug's title is in the table";
   EXPECT_EQ(dom.find("http"), std::string::npos) << "no network references";
 
-  ASSERT_EQ(std::system(("'" + browser + "' " + flags + " --screenshot='" + png + "' 'file://" + html +
-                         "' >/dev/null 2>&1").c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(
+          ("'" + browser + "' " + flags + " --screenshot='" + png + "' 'file://" + html + "' >/dev/null 2>&1").c_str()),
+      0);
   Image img = read_png(png);
   ASSERT_EQ(img.width, 1400) << "could not decode " << png;
   auto findings_line = rows_with(img, 0xc0, 0x39, 0x2b), bugs_line = rows_with(img, 0x2c, 0x3e, 0x50),

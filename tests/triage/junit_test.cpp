@@ -13,8 +13,10 @@ TEST(JUnit, CountsCasesAndFailuresAndEscapes) {
   s.cases.push_back(bad);
   std::string x = junit_xml(s);
   EXPECT_EQ(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
-  EXPECT_NE(x.find("<testsuite name=\"dlfuzz gate\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0.750\""),
-            std::string::npos) << x;
+  EXPECT_NE(
+      x.find("<testsuite name=\"dlfuzz gate\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0.750\""),
+      std::string::npos)
+      << x;
   EXPECT_NE(x.find("value=\"ts-nnc+plugin:/x&lt;y&gt;.so\""), std::string::npos) << x;
   EXPECT_NE(x.find("message=\"a &quot;quoted&quot; &amp; &lt;tagged&gt; message\""), std::string::npos) << x;
   EXPECT_NE(x.find("detail\nline?two</failure>"), std::string::npos) << "control characters are not XML";

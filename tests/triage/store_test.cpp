@@ -115,7 +115,10 @@ TEST(Store, CorruptFileIsRefusedAndLeftAlone) {
 
 TEST(Store, NewerSchemaIsRefused) {
   std::string path = temp_db("newer.db");
-  { Store s(path); s.db().exec("UPDATE meta SET value = '99' WHERE key = 'schema_version'"); }
+  {
+    Store s(path);
+    s.db().exec("UPDATE meta SET value = '99' WHERE key = 'schema_version'");
+  }
   try {
     Store s(path);
     FAIL() << "opened a newer schema";
@@ -137,8 +140,9 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
     int64_t c = s.begin_campaign("{}", "v");
     s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
     // Turn it back into a version-1 store, as an older dlfuzz wrote it.
-    s.db().exec("DROP TABLE bug_envs; ALTER TABLE bugs DROP COLUMN duplicate_of; ALTER TABLE bugs DROP COLUMN reduced_ops;"
-                "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    s.db().exec(
+        "DROP TABLE bug_envs; ALTER TABLE bugs DROP COLUMN duplicate_of; ALTER TABLE bugs DROP COLUMN reduced_ops;"
+        "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   }
   Store s(path);
   auto st = s.db().prepare("SELECT value FROM meta WHERE key = 'schema_version'");
@@ -176,15 +180,15 @@ TEST(Merge, OverlappingShardsFoldIntoOneWithTheRightCounts) {
     Store s(a);
     int64_t c = s.begin_campaign("{}", "v");
     std::string p = s.add_program("prog shared", 1, 2);
-    s.add_finding(c, p, finding("ts-nnc", "boom 1"), "v");  // bug X
-    s.add_finding(c, p, finding("ts-nnc", "boom 2"), "v");  // bug X again
+    s.add_finding(c, p, finding("ts-nnc", "boom 1"), "v");                             // bug X
+    s.add_finding(c, p, finding("ts-nnc", "boom 2"), "v");                             // bug X again
     s.add_finding(c, s.add_program("prog a", 2, 2), finding("frozen", "crash"), "v");  // bug Y
   }
   {
     Store s(b);
     int64_t c = s.begin_campaign("{}", "v");
     std::string p = s.add_program("prog shared", 1, 2);
-    s.add_finding(c, p, finding("ts-nnc", "boom 3"), "v");  // bug X
+    s.add_finding(c, p, finding("ts-nnc", "boom 3"), "v");                              // bug X
     s.add_finding(c, s.add_program("prog b", 3, 2), finding("static", "assert"), "v");  // bug Z
   }
   Store merged(all);
