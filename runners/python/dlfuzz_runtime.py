@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 
 import torch
 
@@ -224,10 +225,13 @@ def _dlfuzz_tp_gather(x, dim):
 def define_program(source, name="program"):
     """The emitted function `name` from its source, defined where it finds torch and the
     _dlfuzz_ helpers (the worker's way; the repro defines it beside this text)."""
-    ns = {k: v for k, v in globals().items() if not k.startswith("__")}
-    ns["__name__"] = "dlfuzz_program"
-    exec(compile(source, "<dlfuzz program>", "exec"), ns)
-    return ns[name]
+    # A real module, registered by name: Dynamo of 2.11 and 2.12 imports a traced
+    # function's module by its __name__ ("No module named 'dlfuzz_program'").
+    module = types.ModuleType("dlfuzz_program")
+    module.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})
+    sys.modules[module.__name__] = module
+    exec(compile(source, "<dlfuzz program>", "exec"), module.__dict__)
+    return getattr(module, name)
 
 
 def _dlfuzz_slice(numel, rank, world):
