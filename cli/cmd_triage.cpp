@@ -115,9 +115,10 @@ int retest_envs(Store& s, const Opts& o, const std::vector<std::string>& envs) {
       Evaluation ev = evaluate(ex, pr.program, {runner}, false);
       bool affected = false;
       for (const auto& f : ev.findings) affected |= without_runners(f.signature()) == without_runners(b.signature);
+      // The version the environment ran; a crashed runner reports none, its reference does.
       std::string version;
       for (const auto& r : ev.results)
-        if (r.runner == runner) version = r.versions;
+        if ((r.runner == runner || version.empty()) && !r.versions.empty()) version = r.versions;
       if (!ev.reference_failures.empty()) version += " (program invalid there)";
       s.record_env_check(b.id, env, version, affected);
       ++checked;

@@ -106,11 +106,29 @@ Evaluation evaluate_versions(Executor& ex, const Program& p, const std::vector<s
       if (f.test_runner == n) s.finding = &f;
     return s;
   };
+  // A side that showed nothing may still show the finding on another run (a
+  // crash that depends on the heap, a racy kernel): with recheck, that side is
+  // run again, and if the other side's finding shows there too, the two
+  // versions do not differ.
+  auto clean_side_shows_it = [&](const VersionSide& clean, const Finding& f) {
+    Evaluation again = evaluate(ex, p, {clean.runner}, false);
+    for (const auto& g : again.findings)
+      if (g.oracle == f.oracle && g.stage == f.stage && g.error_text == f.error_text) return true;
+    return false;
+  };
   std::vector<Finding> version_findings;
   for (const auto& per_env : names)
-    for (size_t i = 0; i + 1 < per_env.size(); ++i)
-      if (!per_env[i].empty() && !per_env[i + 1].empty())
-        if (auto f = check_version(side(per_env[i]), side(per_env[i + 1]))) version_findings.push_back(*f);
+    for (size_t i = 0; i + 1 < per_env.size(); ++i) {
+      if (per_env[i].empty() || per_env[i + 1].empty()) continue;
+      VersionSide older = side(per_env[i]), newer = side(per_env[i + 1]);
+      auto f = check_version(older, newer);
+      if (!f) continue;
+      bool newer_bad = newer.finding != nullptr;
+      const VersionSide& clean = newer_bad ? older : newer;
+      const Finding& shown = newer_bad ? *newer.finding : *older.finding;
+      if (recheck && clean_side_shows_it(clean, shown)) continue;
+      version_findings.push_back(*f);
+    }
   ev.findings.insert(ev.findings.end(), version_findings.begin(), version_findings.end());
   return ev;
 }

@@ -6,8 +6,10 @@ namespace dlfuzz {
 
 std::optional<Finding> check_version(const VersionSide& older, const VersionSide& newer) {
   if (!older.reference_ok || !newer.reference_ok) return std::nullopt;
-  // A flaky finding proves nothing about either version.
-  bool old_bad = older.finding && !older.finding->flaky, new_bad = newer.finding && !newer.finding->flaky;
+  // A flaky side (a finding that did not reproduce on its rerun) neither agrees
+  // nor disagrees with its eager: no verdict.
+  if ((older.finding && older.finding->flaky) || (newer.finding && newer.finding->flaky)) return std::nullopt;
+  bool old_bad = older.finding != nullptr, new_bad = newer.finding != nullptr;
   if (old_bad == new_bad) return std::nullopt;
   const Finding& f = new_bad ? *newer.finding : *older.finding;
   const char* what = new_bad ? "regression" : "fixed";

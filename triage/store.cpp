@@ -307,7 +307,7 @@ std::string affects_line(const std::vector<EnvCheck>& checks) {
     std::string& list = c.affected ? yes : no;
     list += (list.empty() ? "" : ", ") + item;
   }
-  return fmt::format("affects: {} / not in: {}", yes.empty() ? "none checked" : yes, no.empty() ? "none" : no);
+  return fmt::format("affects: {} / not in: {}", yes.empty() ? "none" : yes, no.empty() ? "none" : no);
 }
 
 }  // namespace dlfuzz
