@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "reducers/rewrite.h"
+
 namespace dlfuzz {
 
 namespace {
@@ -57,13 +59,25 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
     const RunnerSpec& spec = specs.at(test.runner);
     const RunResult* ref = by_name[spec.reference(p)];
     const RunResult* fp64 = by_name[spec.fp64_reference(p)];
-    if (!ref || !ref->ok()) continue;  // the program is invalid for this PyTorch, not a finding
+    // A program the reference rejects is invalid for this PyTorch: only the
+    // accepts-invalid oracle judges it; a reference that crashed or hung, none.
+    if (!ref || (!ref->ok() && ref->status != RunStatus::exception)) continue;
     auto f = judge(*ref, fp64, test);
-    if (!f && !cross.empty()) {  // same device agrees: then CPU eager, arbitrated in float64
+    if (!f && ref->ok() && !cross.empty()) {  // same device agrees: then CPU eager, arbitrated in float64
       ref = by_name[cross[0]], fp64 = by_name[cross[1]];
       if (ref && ref->ok()) f = judge(*ref, fp64, test);
     }
     if (!f) continue;
+    // Eager may reject only dead code, which a compiler is free to drop
+    // (TorchScript and Inductor eliminate it): accepts-invalid counts only when
+    // eager rejects the program without its dead nodes too.
+    if (f->oracle == "accepts") {
+      Program live = p;
+      reduce::remove_dead_nodes(live);
+      reduce::tidy(live);
+      auto live_ref = ex.run(live, {ref->runner});
+      if (live_ref.at(0).ok()) continue;
+    }
     if (recheck) {
       // The reference reruns too: a reference that reads uninitialised memory
       // (LibTorch 1.13's baddbmm with beta=0) differs between runs, and that

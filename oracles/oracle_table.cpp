@@ -1,5 +1,6 @@
 #include "oracles/oracle_table.h"
 
+#include "oracles/accepts_oracle.h"
 #include "oracles/numeric_oracle.h"
 #include "oracles/rank_oracle.h"
 #include "oracles/status_oracle.h"
@@ -7,8 +8,14 @@
 namespace dlfuzz {
 
 namespace {
-std::optional<Finding> status(const OracleInputs& in) { return check_status(in.ref, in.test); }
-std::optional<Finding> rank(const OracleInputs& in) { return check_rank_consistency(in.test); }
+std::optional<Finding> accepts(const OracleInputs& in) { return check_accepts_invalid(in.ref, in.test); }
+// The oracles below judge a valid program: one its reference ran.
+std::optional<Finding> status(const OracleInputs& in) {
+  return in.ref.ok() ? check_status(in.ref, in.test) : std::nullopt;
+}
+std::optional<Finding> rank(const OracleInputs& in) {
+  return in.ref.ok() ? check_rank_consistency(in.test) : std::nullopt;
+}
 std::optional<Finding> numeric(const OracleInputs& in) {
   return check_numeric(in.ref, in.test, in.fp64 && in.fp64->ok() ? in.fp64 : nullptr);
 }

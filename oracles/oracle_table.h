@@ -27,6 +27,7 @@ struct OracleRow {
 const std::vector<OracleRow>& oracle_table();
 
 // The first finding of the oracles, in table order; nullopt when all agree.
+// `ref` may have failed: only the accepts-invalid oracle judges that case.
 std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test);
 
 }  // namespace dlfuzz
