@@ -155,13 +155,20 @@ def load(program, fp64):
 def compiled_fn(runner, meta, fn):
     if runner not in RUNNERS:
         raise ValueError(f"unknown runner {runner}")
-    if runner not in ("py-eager", "py-eager64", "fault-py-regression") and not hasattr(torch, "compile"):
-        raise RuntimeError(f"{runner} needs torch.compile (PyTorch 2.x); this is torch {torch.__version__}")
     return RUNNERS[runner](meta, fn)
+
+
+def torch_compile(fn, **options):
+    """torch.compile, or a clear error on a PyTorch without it (Debian's 1.13)."""
+    if not hasattr(torch, "compile"):
+        raise RuntimeError(f"torch.compile needs PyTorch 2.x; this is torch {torch.__version__}")
+    return torch.compile(fn, **options)
 
 
 def aoti_fn(meta, fn):
     """torch.export the program, compile it with AOTInductor, load the package."""
+    if not hasattr(torch, "export"):
+        raise RuntimeError(f"torch.export needs PyTorch 2.x; this is torch {torch.__version__}")
     inputs = rt.build_inputs(meta)
 
     class Program(torch.nn.Module):
@@ -181,9 +188,9 @@ def aoti_fn(meta, fn):
 RUNNERS = {
     "py-eager": lambda meta, fn: fn,
     "py-eager64": lambda meta, fn: fn,  # its function and inputs are float64 already (load())
-    "inductor": lambda meta, fn: torch.compile(fn),
-    "inductor-dynamic": lambda meta, fn: torch.compile(fn, dynamic=True),
-    "aot-eager": lambda meta, fn: torch.compile(fn, backend="aot_eager"),
+    "inductor": lambda meta, fn: torch_compile(fn),
+    "inductor-dynamic": lambda meta, fn: torch_compile(fn, dynamic=True),
+    "aot-eager": lambda meta, fn: torch_compile(fn, backend="aot_eager"),
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
     "fault-py-regression": lambda meta, fn: planted_regression(fn),
 }
