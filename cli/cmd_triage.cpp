@@ -78,20 +78,6 @@ int report(Store& s, const Opts& o) {
   return kExitOk;
 }
 
-// oracle|ref|test|stage|error without the runner names: the same bug on
-// another environment (whose runner names carry @ENV).
-std::string without_runners(const std::string& sig) {
-  std::vector<std::string> f;
-  size_t start = 0;
-  for (int i = 0; i < 4; ++i) {
-    size_t bar = sig.find('|', start);
-    if (bar == std::string::npos) return sig;
-    f.push_back(sig.substr(start, bar - start));
-    start = bar + 1;
-  }
-  return f[0] + "|" + f[3] + "|" + sig.substr(start);
-}
-
 // Replays every bug on each environment and records which it affects.
 int retest_envs(Store& s, const Opts& o, const std::vector<std::string>& envs) {
   ExecutorOptions eo = default_executor_options();
@@ -114,7 +100,7 @@ int retest_envs(Store& s, const Opts& o, const std::vector<std::string>& envs) {
       if (!parse_runner(runner)) continue;  // the other worker kind: not this bug's PyTorch
       Evaluation ev = evaluate(ex, pr.program, {runner}, false);
       bool affected = false;
-      for (const auto& f : ev.findings) affected |= without_runners(f.signature()) == without_runners(b.signature);
+      for (const auto& f : ev.findings) affected |= signature_without_runners(f.signature()) == signature_without_runners(b.signature);
       // The version the environment ran; a crashed runner reports none, its reference does.
       std::string version;
       for (const auto& r : ev.results)

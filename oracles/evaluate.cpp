@@ -127,7 +127,7 @@ Evaluation evaluate_versions(Executor& ex, const Program& p, const std::vector<s
   auto clean_side_shows_it = [&](const VersionSide& clean, const Finding& f) {
     Evaluation again = evaluate(ex, p, {clean.runner}, false);
     for (const auto& g : again.findings)
-      if (g.oracle == f.oracle && g.stage == f.stage && g.error_text == f.error_text) return true;
+      if (signature_without_runners(g.signature()) == signature_without_runners(f.signature())) return true;
     return false;
   };
   std::vector<Finding> version_findings;

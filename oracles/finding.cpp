@@ -55,6 +55,15 @@ std::string signature_without_ranks(const std::string& signature) {
   return std::regex_replace(s, rank_prefix, "");
 }
 
+std::string signature_without_runners(const std::string& signature) {
+  // oracle|ref|test|stage|error: drop the second and third fields.
+  size_t ref = signature.find('|');
+  size_t test = ref == std::string::npos ? ref : signature.find('|', ref + 1);
+  size_t stage = test == std::string::npos ? test : signature.find('|', test + 1);
+  if (stage == std::string::npos) return signature;
+  return signature.substr(0, ref) + signature.substr(stage);
+}
+
 std::string Finding::signature() const {
   return oracle + "|" + ref_runner + "|" + test_runner + "|" + stage + "|" + error_text;
 }

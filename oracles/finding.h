@@ -27,6 +27,10 @@ struct Finding {
 // to world 1, where the reference is plain eager and no rank is named.
 std::string signature_without_ranks(const std::string& signature);
 
+// oracle|stage|error: a signature without its runner names, so the same bug
+// seen on another environment (whose runner names carry @ENV) compares equal.
+std::string signature_without_runners(const std::string& signature);
+
 // Strip what varies between occurrences of the same error: numbers, hex
 // addresses, paths, quoted sizes; keep the first line.
 std::string normalize_error(const std::string& text);

@@ -60,4 +60,11 @@ TEST(Signature, WithoutRanksIsTheSameBugAtWorldOne) {
             signature_without_ranks("numeric|eager@cpu|ts|output|"));
 }
 
+TEST(Signature, WithoutRunnersIsTheSameBugOnAnotherEnvironment) {
+  EXPECT_EQ(signature_without_runners("status|eager@build-pip|ts@build-pip|run|exception: a|b"),
+            "status|run|exception: a|b");
+  EXPECT_EQ(signature_without_runners(signature_without_runners("numeric|eager|ts|output|")), "numeric|output|")
+      << "the runners are gone, and a signature without them is left alone";
+}
+
 }  // namespace dlfuzz
