@@ -100,7 +100,8 @@ int retest_envs(Store& s, const Opts& o, const std::vector<std::string>& envs) {
       if (!parse_runner(runner)) continue;  // the other worker kind: not this bug's PyTorch
       Evaluation ev = evaluate(ex, pr.program, {runner}, false);
       bool affected = false;
-      for (const auto& f : ev.findings) affected |= signature_without_runners(f.signature()) == signature_without_runners(b.signature);
+      for (const auto& f : ev.findings)
+        affected |= signature_without_runners(f.signature()) == signature_without_runners(b.signature);
       // The version the environment ran; a crashed runner reports none, its reference does.
       std::string version;
       for (const auto& r : ev.results)
