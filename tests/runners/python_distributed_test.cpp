@@ -17,27 +17,17 @@
 #include "oracles/numeric_oracle.h"
 #include "oracles/rank_oracle.h"
 #include "runners/executor.h"
+#include "tests/runners/python_test_options.h"
 
 namespace dlfuzz {
 
 namespace {
-const std::string kPython = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
-
 bool have_python_torch() {
-  static const bool ok = std::filesystem::exists(kPython) &&
-                         std::system((kPython + " -c 'import torch.distributed' >/dev/null 2>&1").c_str()) == 0;
+  static const bool ok = test::venv_imports("torch.distributed");
   return ok;
 }
 
-ExecutorOptions options() {
-  ExecutorOptions o;
-  o.dlfuzz_binary = DLFUZZ_BINARY;
-  o.python = kPython;
-  o.python_worker = std::string(DLFUZZ_SOURCE_DIR) + "/runners/python/worker.py";
-  o.timeout_ms = 120000;  // torch.compile on a loaded machine
-  o.warmup = 1;
-  return o;
-}
+ExecutorOptions options() { return test::python_options(); }
 
 Program parse(const std::string& text) {
   ParseResult r = parse_program(text, "test");

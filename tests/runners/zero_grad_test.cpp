@@ -10,27 +10,17 @@
 
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
+#include "tests/runners/python_test_options.h"
 
 namespace dlfuzz {
 
 namespace {
-const std::string kPython = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
-
 bool have_python_torch() {
-  static const bool ok =
-      std::filesystem::exists(kPython) && std::system((kPython + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
+  static const bool ok = test::venv_imports("torch");
   return ok;
 }
 
-ExecutorOptions options() {
-  ExecutorOptions o;
-  o.dlfuzz_binary = DLFUZZ_BINARY;
-  o.python = kPython;
-  o.python_worker = std::string(DLFUZZ_SOURCE_DIR) + "/runners/python/worker.py";
-  o.timeout_ms = 120000;  // torch.compile on a loaded machine
-  o.warmup = 1;
-  return o;
-}
+ExecutorOptions options() { return test::python_options(); }
 
 // K independent rows: logits x_k + b_k (b_k one per row) into cross_entropy.
 // The loss does not depend on a shift of a row's logits, so b_k's gradient is
