@@ -96,6 +96,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       c.recheck = !o->no_recheck;
       c.reduce_seconds = o->reduce;
       if (!o->envs.empty()) c.envs = CLI::detail::split(o->envs, ',');
+      if (!check_env_names("fuzz", c.envs)) return kExitUsage;
       return run_campaign(c);
     };
   });

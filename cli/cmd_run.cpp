@@ -98,11 +98,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
       Executor ex(eo);
       std::vector<std::string> envs = CLI::detail::split(o->envs, ',');
       if (o->envs.empty()) envs.clear();
-      for (const auto& e : envs)
-        if (std::string error; !parse_runner("eager@" + e, &error) && !parse_runner("py-eager@" + e, &error)) {
-          std::cerr << "dlfuzz run: --envs: " << error << "\n";
-          return kExitUsage;
-        }
+      if (!check_env_names("run", envs)) return kExitUsage;
       Evaluation ev = envs.empty() ? evaluate(ex, *p, names, /*recheck=*/true)
                                    : evaluate_versions(ex, *p, names, envs, /*recheck=*/true);
       if (o->json) {

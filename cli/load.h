@@ -43,4 +43,17 @@ inline bool check_runner_names(const std::string& cmd, const std::vector<std::st
   return true;
 }
 
+// The environments of --envs (`dlfuzz envs`); else prints which is not one.
+inline bool check_env_names(const std::string& cmd, const std::vector<std::string>& envs) {
+  for (const auto& e : envs) {
+    if (is_env_name(e)) continue;
+    std::cerr << fmt::format(
+        "dlfuzz {}: --envs: '{}' is not an environment (a path, or one of venv, venv-VERSION, "
+        "system, build, build-pip; `dlfuzz envs` lists them)\n",
+        cmd, e);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace dlfuzz::cli

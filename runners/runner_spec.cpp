@@ -54,6 +54,10 @@ const RunnerRow* find_runner_row(const std::string& base) {
   return nullptr;
 }
 
+bool is_env_name(const std::string& env) {
+  return !env.empty() && (env.find('/') != std::string::npos || find_named_env(env));
+}
+
 const char* worker_kind_name(WorkerKind k) { return k == WorkerKind::native ? "native" : "python"; }
 
 std::string RunnerSpec::name_in_env() const {
@@ -98,7 +102,7 @@ std::optional<RunnerSpec> parse_runner(const std::string& name, std::string* err
       s.one_process = true;
     } else if (x == "cpu" && !s.on_cpu) {
       s.on_cpu = true;
-    } else if (!x.empty() && s.env.empty() && (x.find('/') != std::string::npos || find_named_env(x))) {
+    } else if (s.env.empty() && is_env_name(x)) {
       s.env = x;
     } else {
       return fail(

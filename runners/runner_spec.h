@@ -95,6 +95,8 @@ struct EnvDefaults {
   std::string source_dir;
 };
 std::vector<WorkerEnv> named_envs(const EnvDefaults& defaults);
+// Whether `env` can follow a runner name as @ENV: a named environment or a path.
+bool is_env_name(const std::string& env);
 // The environment a spec runs in; path "" when it is not configured.
 WorkerEnv resolve_env(const RunnerSpec& spec, const EnvDefaults& defaults);
 

@@ -147,6 +147,9 @@ TEST(Cli, VersionOracleCatchesAPlantedRegressionAndRetestRecordsVersions) {
   EXPECT_EQ(same.code, 0) << "an identical pair gives nothing: " << same.out;
   Outcome bad = dlfuzz("run " + path + " --runners ts --envs nowhere");
   EXPECT_EQ(bad.code, 2) << bad.out;
+  Outcome bad_fuzz = dlfuzz("fuzz --programs 1 --runners ts --envs nowhere --db " + temp_path("x.db"));
+  EXPECT_EQ(bad_fuzz.code, 2) << bad_fuzz.out;
+  EXPECT_NE(bad_fuzz.out.find("'nowhere' is not an environment"), std::string::npos) << bad_fuzz.out;
 
   std::string db = temp_path("versions.db");
   Outcome fuzz = dlfuzz("fuzz --programs 2 --runners fault-py-regression --no-progress --no-recheck --db " + db);
