@@ -46,6 +46,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   eo.timeout_ms = opt.timeout_ms;
   eo.backend = opt.backend;
   eo.rank_processes = opt.rank_processes;
+  if (opt.perf) eo.timed_calls = opt.perf_options.timed_calls;
   Executor ex(eo);
   std::map<int, GenPolicy> policies;
   for (int w : opt.worlds) {
@@ -61,6 +62,8 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     Program p = generate_program(policies[opt.worlds[i % opt.worlds.size()]], seed);
     Evaluation ev = opt.envs.empty() ? evaluate(ex, p, runners, opt.recheck)
                                      : evaluate_versions(ex, p, runners, opt.envs, opt.recheck);
+    if (opt.perf)
+      for (auto& f : performance_findings(eo, p, ev.results, opt.perf_options)) ev.findings.push_back(f);
     std::lock_guard<std::mutex> lock(sh.mu);
     if (counts_programs) ++sh.programs;
     if (python_lane) ++sh.python_programs;
@@ -119,6 +122,7 @@ int run_campaign(const CampaignOptions& opt) {
   nlohmann::json config = {{"runners", opt.runners}, {"jobs", opt.jobs},         {"seed", opt.seed},
                            {"seconds", opt.seconds}, {"programs", opt.programs}, {"timeout_ms", opt.timeout_ms}};
   if (!opt.envs.empty()) config["envs"] = opt.envs;
+  if (opt.perf) config["perf_threshold"] = opt.perf_options.threshold;
   Shared sh;
   sh.store = store.get();
   sh.campaign = store->begin_campaign(config.dump(), "");

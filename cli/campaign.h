@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "oracles/perf_oracle.h"
+
 namespace dlfuzz {
 
 struct CampaignOptions {
@@ -27,6 +29,9 @@ struct CampaignOptions {
   // Environments to run each runner on, oldest first, compared by the version
   // oracle (evaluate_versions); empty: the default environment only.
   std::vector<std::string> envs;
+  // The timing oracle (oracles/perf_oracle.h): off unless --perf.
+  bool perf = false;
+  PerfOptions perf_options;
 };
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.

@@ -27,6 +27,8 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     bool no_progress = false, no_recheck = false;
     double reduce = 0;
     std::string envs;
+    bool perf = false;
+    double perf_threshold = 0.10;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--time", o->time, "time budget: 90s, 10m, 2h");
@@ -54,6 +56,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
                   "comparing them: regressions and fixes between releases");
   cmd->add_option("--reduce", o->reduce,
                   "after the campaign, reduce each new bug for up to this many seconds (into DB.reduced/)");
+  add_perf_options(cmd, o->perf, o->perf_threshold);
   cmd->callback([o, action, runners_opt] {
     *action = [o, runners_opt]() -> int {
       CampaignOptions c;
@@ -95,6 +98,8 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       c.progress = !o->no_progress;
       c.recheck = !o->no_recheck;
       c.reduce_seconds = o->reduce;
+      c.perf = o->perf;
+      c.perf_options.threshold = o->perf_threshold;
       if (!o->envs.empty()) c.envs = CLI::detail::split(o->envs, ',');
       if (!check_env_names("fuzz", c.envs)) return kExitUsage;
       return run_campaign(c);

@@ -19,6 +19,7 @@
 #include "generator/emit.h"
 #include "generator/summary.h"
 #include "oracles/evaluate.h"
+#include "oracles/perf_oracle.h"
 #include "reducers/delta.h"
 #include "reducers/pass.h"
 #include "runners/runner.h"
@@ -159,9 +160,21 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
         return kExitUsage;
       }
       if (!t) return kExitUsage;
+      // A performance bug stays interesting while a fresh worker confirms the
+      // same kind of slowness of the same runner (oracles/perf_oracle.h).
+      ExecutorOptions perf_eo = eo;
+      PerfOptions perf;
+      perf_eo.timed_calls = perf.timed_calls;
+      Executor perf_ex(perf_eo);
       Interesting interesting = [&](const Program& cand) {
         if (!o->test_cmd.empty()) return run_test_command(o->test_cmd, cand);
         if (cand.body.yields.empty()) return false;
+        if (is_performance_signature(t->signature)) {
+          Evaluation ev = evaluate(perf_ex, cand, t->runners, false);
+          for (const auto& f : performance_findings(perf_eo, cand, ev.results, perf))
+            if (same_performance_bug(f.signature(), t->signature)) return true;
+          return false;
+        }
         Evaluation ev = evaluate(ex, cand, t->runners, false);
         // The same bug, not another one; at any world size (the world pass).
         for (const auto& f : ev.findings)

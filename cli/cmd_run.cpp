@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "generator/verify.h"
 #include "oracles/evaluate.h"
+#include "oracles/perf_oracle.h"
 #include "runners/distributed/dist_runner.h"
 #include "runners/executor.h"
 #include "runners/runner.h"
@@ -21,7 +22,14 @@ namespace {
 void print_result(const RunResult& res) {
   std::cout << fmt::format("{}: {}", res.runner, status_name(res.status));
   if (!res.ok()) std::cout << fmt::format(" at {}: {}", stage_name(res.stage), res.error.substr(0, 600));
-  std::cout << fmt::format(" ({:.1f} ms)\n", res.run_ms);
+  std::cout << fmt::format(" ({:.1f} ms", res.run_ms);
+  if (!res.call_ms.empty()) std::cout << fmt::format("; {:.3f} ms per steady-state call", median(res.call_ms));
+  std::cout << ")\n";
+  if (!res.counters.empty()) {
+    std::cout << "  counters:";
+    for (const auto& [k, v] : res.counters) std::cout << fmt::format(" {}={}", k, v);
+    std::cout << "\n";
+  }
   for (size_t i = 0; i < res.outputs.size(); ++i) {
     const auto& t = res.outputs[i];
     if (!t.defined) continue;
@@ -43,9 +51,12 @@ void add_run(CLI::App& app, std::function<int()>* action) {
     int world = 0;
     std::string backend = "gloo", ranks = "threads";
     std::string envs;
+    bool perf = false;
+    double perf_threshold = 0.10;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, ".dlf program")->required();
+  add_perf_options(cmd, o->perf, o->perf_threshold);
   cmd->add_option("--runners", o->runners, "runners under test (references are added)")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds one runner may take")->capture_default_str();
   cmd->add_flag("--json", o->json, "print results and findings as JSON");
@@ -95,12 +106,17 @@ void add_run(CLI::App& app, std::function<int()>* action) {
       eo.timeout_ms = o->timeout * 1000;
       eo.backend = o->backend;
       eo.rank_processes = o->ranks == "processes";
+      PerfOptions perf;
+      perf.threshold = o->perf_threshold;
+      if (o->perf) eo.timed_calls = perf.timed_calls;
       Executor ex(eo);
       std::vector<std::string> envs = CLI::detail::split(o->envs, ',');
       if (o->envs.empty()) envs.clear();
       if (!check_env_names("run", envs)) return kExitUsage;
       Evaluation ev = envs.empty() ? evaluate(ex, *p, names, /*recheck=*/true)
                                    : evaluate_versions(ex, *p, names, envs, /*recheck=*/true);
+      if (o->perf)
+        for (auto& f : performance_findings(eo, *p, ev.results, perf)) ev.findings.push_back(f);
       if (o->json) {
         nlohmann::json j = {{"results", nlohmann::json::array()},
                             {"findings", nlohmann::json::array()},
@@ -114,6 +130,8 @@ void add_run(CLI::App& app, std::function<int()>* action) {
                                    {"stage", f.stage},
                                    {"detail", f.detail},
                                    {"signature", f.signature()},
+                                   {"kind", f.kind == FindingKind::performance ? "performance" : "correctness"},
+                                   {"evidence", f.evidence},
                                    {"flaky", f.flaky}});
         std::cout << j.dump(2) << "\n";
       } else {

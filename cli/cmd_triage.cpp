@@ -15,7 +15,7 @@ namespace dlfuzz::cli {
 
 namespace {
 struct Opts {
-  std::string db = "dlfuzz.db", status, out;
+  std::string db = "dlfuzz.db", status, kind, out;
   int64_t id = -1;
   bool json = false, all = false;
   std::vector<std::string> shards;
@@ -38,6 +38,7 @@ int list(Store& s, const Opts& o) {
   int hidden = 0;
   for (const auto& b : s.bugs()) {
     if (!o.status.empty() && b.status != o.status) continue;
+    if (!o.kind.empty() && b.kind != o.kind) continue;
     if (b.duplicate_of && !o.all) {
       ++hidden;
       continue;
@@ -150,6 +151,7 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
   auto* l = cmd->add_subcommand("list", "One line per bug");
   db(l);
   l->add_option("--status", o->status, "only bugs with this status");
+  l->add_option("--kind", o->kind, "only bugs of this kind")->check(CLI::IsMember({"correctness", "performance"}));
   l->add_flag("--all", o->all, "also bugs marked as duplicates of others");
   l->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return list(s, *o); }); }; });
   auto* sh = cmd->add_subcommand("show", "A bug with its finding and program");

@@ -13,6 +13,7 @@
 #include "generator/generator.h"
 #include "oracles/evaluate.h"
 #include "oracles/perf_compare.h"
+#include "oracles/perf_stats.h"
 #include "runners/plugin_runner.h"
 #include "triage/junit.h"
 #include "triage/report.h"
@@ -63,6 +64,7 @@ int run_gate(const GateOptions& opt) {
   std::filesystem::create_directories(opt.out_dir);
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = opt.timeout_ms;
+  eo.timed_calls = 5;  // steady-state calls: compilation and warm-up are not the candidate's speed
   Executor ex(eo);
   int64_t campaign = store->begin_campaign(
       fmt::format(R"({{"gate":true,"baseline":"{}","candidate":"{}"}})", opt.baseline, candidate), "");
@@ -108,9 +110,9 @@ int run_gate(const GateOptions& opt) {
       if (r.runner == opt.baseline) b = &r;
       if (r.runner == candidate) c = &r;
     }
-    if (b && c && b->ok() && c->ok()) {
-      base_ms.push_back(b->run_ms);
-      cand_ms.push_back(c->run_ms);
+    if (b && c && b->ok() && c->ok() && !b->call_ms.empty() && !c->call_ms.empty()) {
+      base_ms.push_back(median(b->call_ms));
+      cand_ms.push_back(median(c->call_ms));
     }
     suite.cases.push_back(tc);
   }
@@ -132,7 +134,7 @@ int run_gate(const GateOptions& opt) {
 
   PerfComparison perf = compare_times(base_ms, cand_ms, opt.threshold);
   std::string perf_line = fmt::format(
-      "candidate/baseline run time: geometric mean {:.3f} (95% CI {:.3f}-{:.3f}) over {} programs; threshold +{:.0f}%",
+      "candidate/baseline steady-state time per call (median of 5 calls after warm-up, per program): geometric mean {:.3f} (95% CI {:.3f}-{:.3f}) over {} programs; threshold +{:.0f}%",
       perf.geomean, perf.ci_low, perf.ci_high, perf.programs, opt.threshold * 100);
   JUnitCase pc{"dlfuzz.gate.performance", "run time against the baseline", 0};
   if (perf.regression) {

@@ -48,4 +48,15 @@ inline void add_rank_options(CLI::App* cmd, std::string& backend, std::string& r
       ->capture_default_str();
 }
 
+// --perf and --perf-threshold: the timing oracle (oracles/perf_oracle.h).
+inline void add_perf_options(CLI::App* cmd, bool& perf, double& threshold) {
+  cmd->add_flag("--perf", perf,
+                "timings too: steady-state calls timed after warm-up; a candidate slower than its reference is "
+                "confirmed by paired calls in fresh workers and stored as a performance finding");
+  cmd->add_option("--perf-threshold", threshold,
+                  "a performance finding needs the 95% interval of the time ratio above 1 + this")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+}
+
 }  // namespace dlfuzz::cli

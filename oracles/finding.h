@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace dlfuzz {
 
 enum class FindingKind { correctness, performance };
@@ -16,6 +18,9 @@ struct Finding {
   std::string error_text;   // normalized error text for status findings ("" otherwise)
   FindingKind kind = FindingKind::correctness;
   bool flaky = false;  // did not reproduce on rerun
+  // What a performance finding rests on (oracles/perf_oracle.h): both
+  // estimates, the counters, the profiles of both sides. Null otherwise.
+  nlohmann::json evidence;
 
   // oracle|ref|test|stage|normalized error: the same bug hashes the same.
   std::string signature() const;

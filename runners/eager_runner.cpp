@@ -3,6 +3,8 @@
 // Training programs run forward, backward and an optimizer step `steps` times.
 #include "runners/eager_runner.h"
 
+#include <chrono>
+
 #include "generator/op_spec.h"
 #include "runners/distributed/collectives.h"
 #include "runners/op_caller.h"
@@ -66,7 +68,7 @@ class Interpreter {
 
 }  // namespace
 
-EagerRunner::EagerRunner(bool fp64) : fp64_(fp64) {}
+EagerRunner::EagerRunner(bool fp64, double slowdown) : fp64_(fp64), slowdown_(slowdown) {}
 
 std::string EagerRunner::name() const { return fp64_ ? "eager64" : "eager"; }
 
@@ -76,6 +78,23 @@ namespace {
 caffe2::TypeMeta read_default_dtype() { return c10::get_default_dtype(); }
 void write_default_dtype(const caffe2::TypeMeta& t) { c10::set_default_dtype(t); }
 SharedSetting<caffe2::TypeMeta> default_dtype(read_default_dtype, write_default_dtype);
+
+// Spins, when it goes out of scope, for `slowdown` times the time since t0.
+class SpinAfter {
+ public:
+  SpinAfter(std::chrono::steady_clock::time_point t0, double slowdown) : t0_(t0), slowdown_(slowdown) {}
+  ~SpinAfter() {
+    if (slowdown_ <= 0) return;
+    auto now = std::chrono::steady_clock::now();
+    auto until = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>((now - t0_) * slowdown_);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t0_;
+  double slowdown_;
+};
 
 class DefaultDtypeGuard {
  public:
@@ -91,11 +110,14 @@ class DefaultDtypeGuard {
 };
 }  // namespace
 
-RunResult EagerRunner::run(const Program& p, const RunConfig&) {
+RunResult EagerRunner::run(const Program& p, const RunConfig& cfg) {
   DefaultDtypeGuard dtype_guard(fp64_);
   DriveOptions opt;
   opt.fp64 = fp64_;
+  opt.timed_calls = cfg.timed_calls;
   return drive_program(p, name(), opt, [&](const std::vector<at::Tensor>& inputs) {
+    auto t0 = std::chrono::steady_clock::now();
+    SpinAfter spin(t0, slowdown_);
     Interpreter interp(p, fp64_, caller_);
     for (size_t i = 0; i < p.inputs.size(); ++i) interp.bind(p.inputs[i].value, inputs[i]);
     interp.block(p.body);

@@ -7,12 +7,15 @@ namespace dlfuzz {
 
 class EagerRunner : public Runner {
  public:
-  explicit EagerRunner(bool fp64);
+  // slowdown > 0: every forward call takes that much longer (0.2: 20%),
+  // spinning; the planted performance faults (fault-slow-*) use it.
+  explicit EagerRunner(bool fp64, double slowdown = 0);
   std::string name() const override;
   RunResult run(const Program& p, const RunConfig& cfg) override;
 
  private:
   bool fp64_;
+  double slowdown_;
   OpCaller caller_;  // resolved overloads, kept across programs
 };
 

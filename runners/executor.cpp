@@ -39,7 +39,8 @@ int Executor::restarts() const {
 
 // One request to the worker of `env` for runners `names` (their names in that
 // environment, without @ENV).
-std::vector<RunResult> Executor::run_in(const WorkerEnv& env, const Program& p, const std::vector<std::string>& names) {
+std::vector<RunResult> Executor::run_in(const WorkerEnv& env, const Program& p, const std::vector<std::string>& names,
+                                        int pairs, const std::string& profile_dir) {
   bool python = env.kind == WorkerKind::python;
   if (env.path.empty()) {
     std::vector<RunResult> out;
@@ -56,6 +57,9 @@ std::vector<RunResult> Executor::run_in(const WorkerEnv& env, const Program& p, 
   }
   WorkerRequest req;
   req.runners = names;
+  req.timed_calls = opt_.timed_calls;
+  req.pairs = pairs;
+  req.profile_dir = profile_dir;
   if (python) {
     req.python_program = python_worker_program(p);
     req.warmup = std::min(opt_.warmup, 2);  // torch.compile compiles on the first call
@@ -65,7 +69,33 @@ std::vector<RunResult> Executor::run_in(const WorkerEnv& env, const Program& p, 
     req.backend = opt_.backend;
     req.rank_processes = opt_.rank_processes;
   }
-  return worker->run(req, opt_.timeout_ms);
+  // A paired request answers once every pair has run: give it the time of
+  // all its calls.
+  int timeout = opt_.timeout_ms * (pairs > 0 ? 1 + pairs / 10 : 1);
+  return worker->run(req, timeout);
+}
+
+std::vector<RunResult> Executor::run_paired(const Program& p, const std::vector<std::string>& runners, int pairs,
+                                            const std::string& profile_dir) {
+  std::vector<std::string> names;
+  WorkerEnv env;
+  for (size_t i = 0; i < runners.size(); ++i) {
+    std::string error;
+    auto spec = parse_runner(runners[i], &error);
+    WorkerEnv e = spec ? resolve_env(*spec, opt_.env_defaults()) : WorkerEnv{};
+    if (spec && i > 0 && (e.kind != env.kind || e.path != env.path))
+      error = "paired timing needs runners of one environment: " + runners[0] + " and " + runners[i] + " differ";
+    if (!error.empty()) {
+      std::vector<RunResult> out;
+      for (const auto& r : runners) out.push_back(failed_run(r, Stage::setup, error));
+      return out;
+    }
+    env = e;
+    names.push_back(spec->name_in_env());
+  }
+  auto results = run_in(env, p, names, pairs, profile_dir);
+  for (size_t k = 0; k < results.size() && k < runners.size(); ++k) results[k].runner = runners[k];
+  return results;
 }
 
 std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::string>& runners) {

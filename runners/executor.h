@@ -23,6 +23,7 @@ struct ExecutorOptions {
   int timeout_ms = 30000;     // per runner
   size_t memory_mb = 4096;    // address-space limit of the C++ worker
   int warmup = 3;
+  int timed_calls = 0;           // steady-state calls each runner times (RunResult::call_ms)
   std::string backend = "gloo";  // process groups for world > 1: gloo or nccl
   bool rank_processes = false;   // Gloo ranks as processes, not threads
 
@@ -37,12 +38,19 @@ class Executor {
  public:
   explicit Executor(ExecutorOptions opt);
   std::vector<RunResult> run(const Program& p, const std::vector<std::string>& runners);
+  // Paired timing (oracles/perf_oracle.h): the runners, all of one
+  // environment, compiled side by side and called interleaved `pairs` times;
+  // each result's call_ms has one time per pair. With `profile_dir`, each
+  // also carries a profile and leaves its Chrome trace there.
+  std::vector<RunResult> run_paired(const Program& p, const std::vector<std::string>& runners, int pairs,
+                                    const std::string& profile_dir = "");
   int restarts() const;
   // How many worker processes it keeps (one per environment met so far).
   size_t workers() const { return workers_.size(); }
 
  private:
-  std::vector<RunResult> run_in(const WorkerEnv& env, const Program& p, const std::vector<std::string>& names);
+  std::vector<RunResult> run_in(const WorkerEnv& env, const Program& p, const std::vector<std::string>& names,
+                                int pairs = 0, const std::string& profile_dir = "");
 
   ExecutorOptions opt_;
   std::map<std::string, std::unique_ptr<WorkerProcess>> workers_;  // by kind and path

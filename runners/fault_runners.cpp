@@ -38,7 +38,8 @@ class FaultRunner : public Runner {
       std::vector<std::unique_ptr<char[]>> hog;
       for (;;) hog.emplace_back(new char[size_t(256) << 20]);
     }
-    RunResult r = EagerRunner(false).run(p, cfg);
+    double slowdown = name_ == "fault-slow-20" ? 0.2 : name_ == "fault-slow-50" ? 0.5 : 0;
+    RunResult r = EagerRunner(false, slowdown).run(p, cfg);
     r.runner = name_;
     for (auto& t : r.outputs) {
       if (!t.defined || t.numel() == 0 || !is_float(t.dtype)) continue;
@@ -77,8 +78,8 @@ class FaultRunner : public Runner {
 }  // namespace
 
 std::unique_ptr<Runner> make_fault_runner(const std::string& name) {
-  for (const char* n :
-       {"fault-wrong-value", "fault-compile-error", "fault-segv", "fault-hang", "fault-oom", "fault-reorder"})
+  for (const char* n : {"fault-wrong-value", "fault-compile-error", "fault-segv", "fault-hang", "fault-oom",
+                        "fault-reorder", "fault-slow-20", "fault-slow-50"})
     if (name == n) return std::make_unique<FaultRunner>(name);
   return nullptr;
 }

@@ -1,5 +1,6 @@
 #include "runners/graph_features.h"
 
+#include <map>
 #include <set>
 
 namespace dlfuzz {
@@ -47,7 +48,33 @@ void walk(const torch::jit::Block* b, const std::string& where, std::set<std::st
     for (const torch::jit::Block* inner : n->blocks()) walk(inner, where, f);
   }
 }
+bool is_fusion_group(const torch::jit::Node* n) {
+  std::string k = n->kind().toQualString();
+  return k == "prim::TensorExprGroup" || k == "prim::FusionGroup" || k == "prim::CudaFusionGroup";
+}
+
+void count(const torch::jit::Block* b, std::map<std::string, double>* c) {
+  for (const torch::jit::Node* n : b->nodes()) {
+    if (boring(n)) continue;
+    std::string kind = n->kind().toQualString();
+    if (is_fusion_group(n)) {
+      (*c)["fusion_groups"] += 1;
+      continue;  // what it holds is fused
+    }
+    if (kind == "prim::FallbackGraph") (*c)["fallback_graphs"] += 1;
+    if (kind == "prim::DifferentiableGraph") (*c)["differentiable_graphs"] += 1;
+    if (kind.rfind("aten::", 0) == 0) (*c)["nodes_outside_fusion"] += 1;
+    if (n->hasAttribute(c10::attr::Subgraph)) count(n->g(c10::attr::Subgraph)->block(), c);
+    for (const torch::jit::Block* inner : n->blocks()) count(inner, c);
+  }
+}
 }  // namespace
+
+void graph_counters(const torch::jit::Graph& optimized, std::map<std::string, double>* out) {
+  (*out)["fusion_groups"] += 0;
+  (*out)["nodes_outside_fusion"] += 0;
+  count(optimized.block(), out);
+}
 
 void graph_features(const torch::jit::Graph& source, const torch::jit::Graph& optimized, const std::string& runner,
                     std::vector<std::string>* out) {

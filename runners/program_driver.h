@@ -21,8 +21,9 @@ namespace dlfuzz {
 using ForwardFn = std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>& inputs)>;
 
 struct DriveOptions {
-  bool fp64 = false;  // float inputs in float64
-  int warmup = 0;     // forward (+ backward) calls before the measured steps
+  bool fp64 = false;    // float inputs in float64
+  int warmup = 0;       // forward (+ backward) calls before the measured steps
+  int timed_calls = 0;  // steady-state calls after them, each timed (RunResult::call_ms)
 };
 
 RunResult drive_program(const Program& p, const std::string& runner, const DriveOptions& opt, const ForwardFn& forward);

@@ -107,6 +107,9 @@ nlohmann::json to_json(const RunResult& r, const std::function<nlohmann::json(co
   for (const auto& t : r.params) j["params"].push_back(tensor(t));
   if (!r.rank_digests.empty()) j["rank_digests"] = r.rank_digests;
   if (!r.features.empty()) j["features"] = r.features;
+  if (!r.call_ms.empty()) j["call_ms"] = r.call_ms;
+  if (!r.counters.empty()) j["counters"] = r.counters;
+  if (!r.profile.empty()) j["profile"] = r.profile;
   return j;
 }
 

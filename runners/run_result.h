@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,8 @@ struct RunResult {
   std::vector<double> losses;       // one per training step
   std::vector<HostTensor> grads;    // one per param, last step
   std::vector<HostTensor> params;   // one per param, after the last step
-  double setup_ms = 0, run_ms = 0;
+  double setup_ms = 0;
+  double run_ms = 0;     // warm-up calls and the measured steps: compilation included
   double total_ms = 0;   // the whole run() call, measured by the worker
   std::string versions;  // e.g. "torch 1.13.1 (debian)"
   // A distributed run (world > 1): per rank, a digest of its parameters after
@@ -48,6 +50,16 @@ struct RunResult {
   // What the compiled path did (runners/graph_features.h): coverage for
   // libFuzzer. Empty for eager runs.
   std::vector<std::string> features;
+  // Timings (oracles/perf_oracle.h): steady-state time of each call after
+  // warm-up, compilation and set-up excluded; for a paired timing request,
+  // one per pair. Empty when no timed calls were asked for.
+  std::vector<double> call_ms;
+  // What the compiler did, as numbers (kernels, graph_breaks, recompiles,
+  // fusion_groups, ...): the cheap signals that make a timing candidate.
+  std::map<std::string, double> counters;
+  // A profile of timed calls, when asked for: {"ops": [[name, self_ms,
+  // calls], ...] hottest first, "trace": path of a Chrome trace}.
+  nlohmann::json profile = nlohmann::json::object();
 
   bool ok() const { return status == RunStatus::ok; }
 };

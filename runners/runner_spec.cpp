@@ -40,8 +40,8 @@ const NamedEnv* find_named_env(const std::string& name) {
 
 const std::vector<RunnerRow>& runner_table() {
   static const std::vector<RunnerRow> rows = {
-#define RUNNER(name, worker, family, ref, ref64, modes, multi_rank, needs, layer, backend, what) \
-  {name, worker, family, ref, ref64, modes, multi_rank, needs, layer, backend, what},
+#define RUNNER(name, worker, family, ref, ref64, modes, multi_rank, needs, timed, layer, backend, what) \
+  {name, worker, family, ref, ref64, modes, multi_rank, needs, timed, layer, backend, what},
 #include "runners/Runners.def"
 #undef RUNNER
   };
@@ -186,6 +186,7 @@ nlohmann::json to_json(const RunnerRow& r) {
           {"modes", r.modes == RunnerModes::infer ? "infer" : "any"},
           {"multi_rank", r.multi_rank},
           {"needs", needs},
+          {"timed", r.timed},
           {"layer", r.layer},
           {"repro_backend", r.repro_backend},
           {"what", r.what}};

@@ -33,6 +33,7 @@ struct RunnerRow {
   RunnerModes modes;
   bool multi_rank;
   RunnerNeeds needs;
+  bool timed;  // the timing oracle compares it with its reference
   const char* layer;
   const char* repro_backend;
   const char* what;

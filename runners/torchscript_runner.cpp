@@ -26,6 +26,7 @@ RunResult TorchScriptRunner::run(const Program& p, const RunConfig& cfg) {
   torch::jit::Function& fn = cu->get_function("forward");
   DriveOptions opt;
   opt.warmup = cfg.warmup;
+  opt.timed_calls = cfg.timed_calls;
   size_t n_out = p.body.yields.size() + (p.train ? 1 : 0);
   RunResult r = drive_program(p, name_, opt, [&](const std::vector<at::Tensor>& inputs) {
     std::vector<c10::IValue> args(inputs.begin(), inputs.end());
@@ -36,8 +37,10 @@ RunResult TorchScriptRunner::run(const Program& p, const RunConfig& cfg) {
     return outs;
   });
   // What the executor made of it (the graph of the last call on this thread).
-  if (auto optimized = torch::jit::lastExecutedOptimizedGraph(); optimized && r.ok())
+  if (auto optimized = torch::jit::lastExecutedOptimizedGraph(); optimized && r.ok()) {
     graph_features(*torch::jit::toGraphFunction(fn).graph(), *optimized, name_, &r.features);
+    graph_counters(*optimized, &r.counters);
+  }
   return r;
 }
 

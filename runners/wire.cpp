@@ -124,6 +124,9 @@ RunResult decode_result(const std::string& payload) {
   for (const auto& t : j.at("params")) r.params.push_back(tensor_from(t, payload, base));
   if (j.contains("rank_digests")) r.rank_digests = j["rank_digests"].get<std::vector<std::vector<std::string>>>();
   if (j.contains("features")) r.features = j["features"].get<std::vector<std::string>>();
+  if (j.contains("call_ms")) r.call_ms = j["call_ms"].get<std::vector<double>>();
+  if (j.contains("counters")) r.counters = j["counters"].get<std::map<std::string, double>>();
+  if (j.contains("profile") && j["profile"].is_object()) r.profile = j["profile"];
   return r;
 }
 

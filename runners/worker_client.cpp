@@ -95,9 +95,11 @@ void WorkerProcess::stop() {
 
 namespace {
 std::string request_json(const WorkerRequest& req, size_t first) {
-  nlohmann::json j = {{"program", req.program}, {"python_program", req.python_program}, {"warmup", req.warmup},
-                      {"backend", req.backend}, {"rank_processes", req.rank_processes}, {"rank", req.rank},
-                      {"world", req.world},     {"store_port", req.store_port}};
+  nlohmann::json j = {
+      {"program", req.program}, {"python_program", req.python_program}, {"warmup", req.warmup},
+      {"backend", req.backend}, {"rank_processes", req.rank_processes}, {"rank", req.rank},
+      {"world", req.world},     {"store_port", req.store_port},         {"timed_calls", req.timed_calls},
+      {"pairs", req.pairs},     {"profile_dir", req.profile_dir}};
   j["runners"] = std::vector<std::string>(req.runners.begin() + first, req.runners.end());
   return j.dump();
 }

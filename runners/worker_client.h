@@ -20,6 +20,13 @@ struct WorkerRequest {
   nlohmann::json python_program;
   std::vector<std::string> runners;
   int warmup = 3;
+  int timed_calls = 0;  // steady-state calls timed after the run (RunResult::call_ms)
+  // > 0: a paired timing request (oracles/perf_oracle.h): the runners run
+  // interleaved, `pairs` times, and each result's call_ms holds one time per
+  // pair. With `profile_dir`, each result also carries a profile of its
+  // calls (RunResult::profile) and its Chrome trace is written there.
+  int pairs = 0;
+  std::string profile_dir;
   std::string backend = "gloo";  // process groups of programs with world > 1
   bool rank_processes = false;   // their ranks as processes instead of threads
   // Set when this request is one rank of a run whose ranks are processes

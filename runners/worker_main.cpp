@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "generator/dlf.h"
@@ -14,6 +15,17 @@
 
 namespace dlfuzz {
 
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
 int worker_main() {
   // One thread each: deterministic timings on a 2-core machine, and no thread
   // pools that could misbehave if anything forks.
@@ -23,41 +35,61 @@ int worker_main() {
   std::string payload;
   while (read_frame(3, payload, -1) == ReadStatus::ok) {
     nlohmann::json req = nlohmann::json::parse(payload, nullptr, false);
-    ParseResult parsed = parse_program(req.is_object() ? req.value("program", "") : "", "<request>");
+    if (!req.is_object()) req = nlohmann::json::object();
+    ParseResult parsed = parse_program(req.value("program", ""), "<request>");
     RunConfig cfg;
-    cfg.warmup = req.is_object() ? req.value("warmup", 3) : 3;
-    cfg.backend = req.is_object() ? req.value("backend", "gloo") : "gloo";
-    cfg.rank_processes = req.is_object() && req.value("rank_processes", false);
+    cfg.warmup = req.value("warmup", 3);
+    cfg.timed_calls = req.value("timed_calls", 0);
+    cfg.backend = req.value("backend", "gloo");
+    cfg.rank_processes = req.value("rank_processes", false);
     // One rank of a run whose ranks are processes: this process is that rank.
-    int rank = req.is_object() ? req.value("rank", -1) : -1;
-    for (const auto& name : req.is_object() ? req["runners"] : nlohmann::json::array()) {
-      std::string n = name.get<std::string>();
+    int rank = req.value("rank", -1);
+    auto run_named = [&](const std::string& n) {
       RunResult r;
       r.runner = n;
-      if (!parsed.ok()) {
-        r = failed_run(n, Stage::setup, "bad program: " + parsed.error->str());
-      } else {
-        // World > 1: the ranks' runners are made per run, one per rank thread.
-        bool distributed = is_distributed_run(n, parsed.program);
-        auto& runner = runners[n];
-        std::string error;
-        if (!distributed && !runner) runner = make_runner(n, &error);
-        if (!distributed && !runner) {
-          r = failed_run(n, Stage::setup, error);
-        } else {
-          auto t0 = std::chrono::steady_clock::now();
-          try {
-            if (rank >= 0)
-              r = run_rank_in_this_process(n, parsed.program, cfg, rank, req.value("world", 1),
-                                           req.value("store_port", 0));
-            else r = distributed ? run_distributed(n, parsed.program, cfg) : runner->run(parsed.program, cfg);
-            r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-          } catch (...) {  // runners return failures as data; this is the backstop
-            record_exception(r);
-          }
-        }
+      if (!parsed.ok()) return failed_run(n, Stage::setup, "bad program: " + parsed.error->str());
+      // World > 1: the ranks' runners are made per run, one per rank thread.
+      bool distributed = is_distributed_run(n, parsed.program);
+      auto& runner = runners[n];
+      std::string error;
+      if (!distributed && !runner) runner = make_runner(n, &error);
+      if (!distributed && !runner) return failed_run(n, Stage::setup, error);
+      auto t0 = std::chrono::steady_clock::now();
+      try {
+        if (rank >= 0)
+          r = run_rank_in_this_process(n, parsed.program, cfg, rank, req.value("world", 1), req.value("store_port", 0));
+        else r = distributed ? run_distributed(n, parsed.program, cfg) : runner->run(parsed.program, cfg);
+        r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      } catch (...) {  // runners return failures as data; this is the backstop
+        record_exception(r);
       }
-      if (!write_frame(4, encode_result(r))) return 1;
+      return r;
+    };
+    std::vector<std::string> names;
+    for (const auto& name : req.value("runners", nlohmann::json::array())) names.push_back(name.get<std::string>());
+    int pairs = req.value("pairs", 0);
+    if (pairs <= 0) {
+      for (const auto& n : names)
+        if (!write_frame(4, encode_result(run_named(n)))) return 1;
+      continue;
+    }
+    // Paired timing: the runners take turns, in alternating order, `pairs`
+    // times; each turn is one run whose timed calls give one median. Drift
+    // of the machine (another process, frequency) then falls on every runner
+    // alike. The first failure of a runner ends its series.
+    if (cfg.timed_calls <= 0) cfg.timed_calls = 3;
+    std::vector<RunResult> last(names.size());
+    std::vector<std::vector<double>> series(names.size());
+    for (int i = 0; i < pairs; ++i)
+      for (size_t k = 0; k < names.size(); ++k) {
+        size_t j = i % 2 ? names.size() - 1 - k : k;
+        if (i > 0 && !last[j].ok()) continue;
+        last[j] = run_named(names[j]);
+        if (last[j].ok()) series[j].push_back(median(last[j].call_ms));
+      }
+    for (size_t j = 0; j < names.size(); ++j) {
+      last[j].call_ms = series[j];
+      if (!write_frame(4, encode_result(last[j]))) return 1;
     }
   }
   return 0;

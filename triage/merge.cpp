@@ -102,11 +102,11 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   {
     auto q = src.prepare(
         "SELECT campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
-        "signature, kind, flaky, versions, found_at FROM findings");
+        "signature, kind, flaky, versions, found_at, evidence FROM findings");
     while (q.step()) {
       dst.prepare(
              "INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, "
-             "detail, signature, kind, flaky, versions, found_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+             "detail, signature, kind, flaky, versions, found_at, evidence) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
           .bind(1, campaign_ids[q.column_int(0)])
           .bind(2, bug_ids[q.column_int(1)])
           .bind(3, q.column_text(2))
@@ -120,6 +120,7 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
           .bind(11, q.column_int(10))
           .bind(12, q.column_text(11))
           .bind(13, q.column_text(12))
+          .bind(14, q.column_text(13))
           .run();
       ++st.findings;
     }

@@ -45,6 +45,9 @@ const char* kMigrations[] = {
     // `triage retest --env`: one row per bug and environment, the latest check.
     "CREATE TABLE bug_envs(bug_id INTEGER REFERENCES bugs(id), env TEXT NOT NULL, version TEXT,"
     " affected INTEGER NOT NULL, checked_at TEXT NOT NULL, PRIMARY KEY(bug_id, env));",
+    // 4: what a performance finding rests on (JSON: estimates, counters,
+    // profiles of both sides).
+    "ALTER TABLE findings ADD COLUMN evidence TEXT;",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1, "one migration per version");
 
@@ -205,7 +208,7 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
   db_->prepare("UPDATE bugs SET hits = hits + 1, last_seen = ? WHERE id = ?").bind(1, now).bind(2, bug).run();
   db_->prepare(
          "INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
-         "signature, kind, flaky, versions, found_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+         "signature, kind, flaky, versions, found_at, evidence) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
       .bind(1, campaign)
       .bind(2, bug)
       .bind(3, program_hash)
@@ -219,6 +222,7 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
       .bind(11, static_cast<int64_t>(f.flaky))
       .bind(12, versions)
       .bind(13, now)
+      .bind(14, f.evidence.is_null() ? std::string() : f.evidence.dump())
       .run();
   db_->prepare("UPDATE campaigns SET findings = findings + 1 WHERE id = ?").bind(1, campaign).run();
   tx.commit();
@@ -257,6 +261,15 @@ int64_t Store::record_reduction(int64_t bug, const std::string& program_hash, co
   set.bind(2, bug).run();
   tx.commit();
   return duplicate_of;
+}
+
+nlohmann::json Store::bug_evidence(int64_t bug) {
+  auto st = db_->prepare(
+      "SELECT evidence FROM findings WHERE bug_id = ? AND evidence IS NOT NULL AND evidence != '' "
+      "ORDER BY id DESC LIMIT 1");
+  st.bind(1, bug);
+  if (!st.step()) return nullptr;
+  return nlohmann::json::parse(st.column_text(0), nullptr, false);  // discarded (not an error) if damaged
 }
 
 std::vector<BugRow> Store::bugs() {

@@ -12,7 +12,7 @@
 
 namespace dlfuzz {
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 struct BugRow {
   int64_t id;
@@ -61,6 +61,10 @@ class Store {
   // verdict per environment.
   void record_env_check(int64_t bug, const std::string& env, const std::string& version, bool affected);
   std::vector<EnvCheck> env_checks(int64_t bug);
+
+  // The evidence of a bug's latest finding that has one (a performance
+  // finding's estimates and profiles: oracles/perf_oracle.h); null if none.
+  nlohmann::json bug_evidence(int64_t bug);
 
   std::vector<BugRow> bugs();
   int64_t count(const std::string& table);

@@ -62,6 +62,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dlfuzz_runtime as rt  # noqa: E402
+import timing  # noqa: E402
 
 # The one description of a run result, shared with the C++ side.
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "run_result_schema.json")) as _f:
@@ -250,13 +251,14 @@ def new_result(runner, **fields):
     return result
 
 
-def run_one(runner, program, warmup):
+def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
     result = new_result(runner)
     t0 = time.perf_counter()
     stage = "setup"
     try:
         meta, program_fn = load(program, runner == "py-eager64")
         stage = "compile"
+        timing.reset_counters()
         fn = compiled_fn(runner, meta, program_fn)
         result["setup_ms"] = (time.perf_counter() - t0) * 1000
         t1 = time.perf_counter()
@@ -272,6 +274,15 @@ def run_one(runner, program, warmup):
         result["grads"] = list(got["grads"])
         result["params"] = list(got["params"])
         result["digests"] = list(got.get("digests", []))
+        if timed_calls > 0:  # steady state: graphs compiled now are recompiles
+            graphs = timing.read_counters().get("graphs", 0.0)
+            result["call_ms"] = timing.time_calls(meta, fn, timed_calls)
+            counters = timing.read_counters()
+            if counters:
+                counters["recompiles"] = counters["graphs"] - graphs
+            result["counters"] = counters
+        if profile_dir:
+            result["profile"] = timing.profile_calls(meta, fn, 5, os.path.join(profile_dir, runner + ".json"))
     except MemoryError as e:
         result.update(status="oom", stage=stage, error=f"MemoryError: {e}")
     except Exception as e:  # the system under test failing is data
@@ -287,6 +298,46 @@ def run_one(runner, program, warmup):
     return result
 
 
+def run_paired(runners, program, warmup, pairs, profile_dir=""):
+    """The runners' functions compiled side by side and timed interleaved,
+    `pairs` calls each (timing.time_paired): one result per runner, its call_ms
+    one time per pair. Each runner defines the program anew, so that the
+    compiled functions do not share Dynamo's cache on one code object."""
+    results, fns, meta = [], [], None
+    for runner in runners:
+        result = new_result(runner)
+        stage = "setup"
+        try:
+            meta, program_fn = load(program, runner == "py-eager64")
+            stage = "compile"
+            timing.reset_counters()
+            fn = compiled_fn(runner, meta, program_fn)
+            stage = "run"
+            for _ in range(warmup + 1):
+                rt.run(meta, fn)
+            result["counters"] = timing.read_counters()
+            fns.append(fn)
+        except Exception as e:  # the system under test failing is data
+            result.update(status="exception", stage=stage, error=describe(e))
+            fns.append(None)
+        results.append(result)
+    ok = [k for k, fn in enumerate(fns) if fn is not None]
+    try:
+        times = timing.time_paired(meta, [fns[k] for k in ok], pairs) if ok else []
+        for k, t in zip(ok, times):
+            results[k]["call_ms"] = t
+            if profile_dir:
+                path = os.path.join(profile_dir, runners[k] + ".json")
+                results[k]["profile"] = timing.profile_calls(meta, fns[k], 5, path)
+    except Exception as e:
+        for k in ok:
+            results[k].update(status="exception", stage="run", error=describe(e))
+    finally:
+        if hasattr(torch, "_dynamo"):
+            torch._dynamo.reset()
+    return results
+
+
 def fold(runner, plan, param_shards, ranks):
     """Every rank's result folded into one, as dist_runner.cpp's fold does: the
     first failing rank decides the status; outputs of every rank in rank order
@@ -296,6 +347,12 @@ def fold(runner, plan, param_shards, ranks):
     out.update(runner=runner, status="ok", stage="none", error="", outputs=[], losses=[],
                run_ms=max(r["run_ms"] for r in ranks), total_ms=max(r["total_ms"] for r in ranks),
                rank_digests=[list(r.get("digests", [])) for r in ranks])
+    # A step lasts as long as its slowest rank; skew = slowest / fastest median.
+    timed = [r.get("call_ms") or [] for r in ranks]
+    if all(timed):
+        out["call_ms"] = [max(t) for t in zip(*timed)]
+        medians = sorted(sorted(t)[len(t) // 2] for t in timed)
+        out["counters"] = dict(out.get("counters") or {}, rank_skew=medians[-1] / max(medians[0], 1e-9))
     for i, r in enumerate(ranks):
         if r["status"] != "ok" and out["status"] == "ok":
             out.update(status=r["status"], stage=r["stage"], error=f"rank {i}: {r['error']}")
@@ -345,9 +402,10 @@ class RankPool:
             os.close(res_r)
         self.ranks = []
 
-    def run(self, runner, program, warmup):
+    def run(self, runner, program, warmup, timed_calls=0):
         """One result per rank; a rank that dies becomes a crash result."""
-        request = pickle.dumps({"runner": runner, "python_program": program, "warmup": warmup})
+        request = pickle.dumps({"runner": runner, "python_program": program, "warmup": warmup,
+                                "timed_calls": timed_calls})
         results = [None] * self.world
         for i, (proc, req_w, _) in enumerate(self.ranks):
             try:
@@ -389,7 +447,7 @@ def rank_main(args):
         if frame is None:
             return 0
         req = pickle.loads(frame)
-        result = run_one(req["runner"], req["python_program"], req["warmup"])
+        result = run_one(req["runner"], req["python_program"], req["warmup"], req.get("timed_calls", 0))
         for key in ("outputs", "grads", "params"):  # plain CPU tensors travel
             result[key] = [None if t is None else t.detach().cpu().clone() for t in result[key]]
         write_frame(pickle.dumps(result), res_fd)
@@ -408,16 +466,21 @@ def main():
             world, plan = int(program["world"]), program["plan"]
             param_shards = [int(program["inputs"][i][6]) for i in program["params"]]
             warmup = int(req.get("warmup", 3))
+            timed_calls, profile_dir = int(req.get("timed_calls", 0)), req.get("profile_dir", "")
+            if int(req.get("pairs", 0)) > 0:
+                for result in run_paired(req["runners"], program, warmup, int(req["pairs"]), profile_dir):
+                    write_frame(encode(result))
+                continue
             for runner in req["runners"]:
                 if world == 1:
-                    write_frame(encode(run_one(runner, program, warmup)))
+                    write_frame(encode(run_one(runner, program, warmup, timed_calls, profile_dir)))
                     continue
                 if pool is not None and pool.world != world:
                     pool.close()
                     pool = None
                 if pool is None:
                     pool = RankPool(world)
-                ranks = pool.run(runner, program, warmup)
+                ranks = pool.run(runner, program, warmup, timed_calls)
                 result = fold(runner, plan, param_shards, ranks)
                 if result["status"] != "ok":  # a collective may be left half done
                     pool.close()

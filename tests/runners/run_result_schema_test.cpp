@@ -49,6 +49,9 @@ RunResult full_result() {
   r.versions = "torch 0 (test)";
   r.rank_digests = {{"a"}, {"b"}};
   r.features = {"node:aten::add"};
+  r.call_ms = {0.5, 0.25};
+  r.counters = {{"kernels", 2}};
+  r.profile = {{"ops", {{"aten::add", 0.1, 1}}}};
   return r;
 }
 

@@ -141,7 +141,8 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
     s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
     // Turn it back into a version-1 store, as an older dlfuzz wrote it.
     s.db().exec(
-        "DROP TABLE bug_envs; ALTER TABLE bugs DROP COLUMN duplicate_of; ALTER TABLE bugs DROP COLUMN reduced_ops;"
+        "ALTER TABLE findings DROP COLUMN evidence; DROP TABLE bug_envs; ALTER TABLE bugs DROP COLUMN duplicate_of;"
+        "ALTER TABLE bugs DROP COLUMN reduced_ops;"
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   }
   Store s(path);
@@ -153,6 +154,33 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
   EXPECT_EQ(s.bugs()[0].reduced_ops, "");
   EXPECT_EQ(s.count("findings"), 1);
   EXPECT_TRUE(s.env_checks(s.bugs()[0].id).empty()) << "bug_envs (v3) exists and is empty";
+  EXPECT_TRUE(s.bug_evidence(s.bugs()[0].id).is_null()) << "findings.evidence (v4) exists and is empty";
+}
+
+TEST(Store, PerformanceFindingKeepsItsKindAndEvidence) {
+  std::string path = temp_db("perf.db");
+  Store s(path);
+  int64_t c = s.begin_campaign("{}", "v");
+  Finding f;
+  f.oracle = "performance";
+  f.kind = FindingKind::performance;
+  f.ref_runner = "py-eager";
+  f.test_runner = "inductor";
+  f.stage = "slower";
+  f.error_text = "hot: fused add mul";
+  f.detail = "inductor 1.50x the time of py-eager per call";
+  f.evidence = {{"first", {{"ratio", 1.5}}}, {"test_profile", {{"ops", {{"cpp_fused_add_mul_0", 0.2, 1}}}}}};
+  int64_t bug = s.add_finding(c, s.add_program("p\n", 1, 1), f, "v");
+  ASSERT_EQ(s.bugs().size(), 1u);
+  EXPECT_EQ(s.bugs()[0].kind, "performance");
+  EXPECT_EQ(s.bugs()[0].signature, "performance|py-eager|inductor|slower|hot: fused add mul");
+  nlohmann::json e = s.bug_evidence(bug);
+  ASSERT_TRUE(e.is_object());
+  EXPECT_DOUBLE_EQ(e["first"]["ratio"].get<double>(), 1.5);
+  // A second finding of the bug: the latest evidence is read.
+  f.evidence["first"]["ratio"] = 1.6;
+  s.add_finding(c, s.add_program("p\n", 1, 1), f, "v");
+  EXPECT_DOUBLE_EQ(s.bug_evidence(bug)["first"]["ratio"].get<double>(), 1.6);
 }
 
 TEST(Store, ReducedOpSetRefinesTheSignatureAndMarksDuplicatesWithinARunnerFamily) {

@@ -1,0 +1,179 @@
+#include "oracles/perf_oracle.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include "generator/dlf.h"
+#include "generator/hash.h"
+
+namespace dlfuzz {
+
+namespace {
+
+double counter(const RunResult& r, const std::string& name) {
+  auto it = r.counters.find(name);
+  return it == r.counters.end() ? 0 : it->second;
+}
+
+// Timed calls of both sides in one fresh worker, batch after batch of pairs
+// while the verdict is undecided. Failed runs end it (estimate of 0 pairs).
+RatioEstimate timed_in_fresh_worker(const ExecutorOptions& opt, const Program& p, const PerfCandidate& c,
+                                    const PerfOptions& o, const std::string& profile_dir, RunResult* ref_out,
+                                    RunResult* test_out) {
+  Executor fresh(opt);
+  std::vector<double> base, cand;
+  RatioEstimate e;
+  for (int done = 0; done < o.max_pairs;) {
+    int batch = std::min(o.pairs, o.max_pairs - done);
+    // Profiling perturbs the timings: the profile comes from the last batch only.
+    bool last = done + batch >= o.max_pairs;
+    auto rs = fresh.run_paired(p, {c.ref, c.test}, batch, last ? profile_dir : "");
+    if (rs.size() != 2 || !rs[0].ok() || !rs[1].ok()) return RatioEstimate{};
+    base.insert(base.end(), rs[0].call_ms.begin(), rs[0].call_ms.end());
+    cand.insert(cand.end(), rs[1].call_ms.begin(), rs[1].call_ms.end());
+    done += batch;
+    *ref_out = rs[0];
+    *test_out = rs[1];
+    e = ratio_of_medians(base, cand);
+    if (perf_verdict(e, o.threshold) != PerfVerdict::undecided) {
+      if (!profile_dir.empty() && !last) {  // decided early: one short batch for the profile
+        auto prof = fresh.run_paired(p, {c.ref, c.test}, 5, profile_dir);
+        if (prof.size() == 2 && prof[0].ok() && prof[1].ok()) {
+          ref_out->profile = prof[0].profile;
+          test_out->profile = prof[1].profile;
+        }
+      }
+      break;
+    }
+  }
+  return e;
+}
+
+nlohmann::json estimate_json(const RatioEstimate& e) {
+  return {{"pairs", e.pairs},
+          {"ratio", e.ratio},
+          {"ci_low", e.ci_low},
+          {"ci_high", e.ci_high},
+          {"ref_median_ms", e.base_median},
+          {"test_median_ms", e.cand_median}};
+}
+
+std::string hot_op(const nlohmann::json& profile) {
+  // The hottest generated kernel if the profile names one, else the hottest
+  // ATen op: what a compiler engineer looks at first.
+  std::string aten;
+  for (const auto& row : profile.value("ops", nlohmann::json::array())) {
+    std::string key = row.at(0).get<std::string>();
+    if (key.rfind("cpp_fused", 0) == 0 || key.rfind("triton_", 0) == 0 || key.rfind("fused_", 0) == 0)
+      return hot_op_name(key);
+    if (aten.empty() && key.rfind("aten::", 0) == 0 && key != "aten::empty" && key != "aten::empty_strided") aten = key;
+  }
+  return aten;
+}
+
+}  // namespace
+
+std::string hot_op_name(const std::string& key) {
+  std::string s = key;
+  for (const char* prefix : {"cpp_", "triton_poi_", "triton_per_", "triton_red_", "triton_"})
+    if (s.rfind(prefix, 0) == 0) {
+      s = s.substr(std::string(prefix).size());
+      break;
+    }
+  while (!s.empty() && (std::isdigit(static_cast<unsigned char>(s.back())) || s.back() == '_')) s.pop_back();
+  if (s.rfind("aten::", 0) == 0) return s;
+  for (char& ch : s)
+    if (ch == '_') ch = ' ';
+  return s;
+}
+
+std::string perf_kind(const RunResult& test) {
+  if (counter(test, "recompiles") > 0) return "recompiles";
+  if (counter(test, "graph_breaks") > 0) return "graph-break";
+  if (test.runner.rfind("ts-nnc", 0) == 0 && test.counters.count("fusion_groups") &&
+      counter(test, "fusion_groups") == 0 && counter(test, "nodes_outside_fusion") > 1)
+    return "unfused";
+  return "slower";
+}
+
+std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<RunResult>& results,
+                                           const PerfOptions& o) {
+  std::map<std::string, const RunResult*> by_name;
+  for (const auto& r : results) by_name.emplace(r.runner, &r);
+  std::vector<PerfCandidate> out;
+  for (const auto& test : results) {
+    auto spec = parse_runner(test.runner);
+    if (!spec || !spec->row->timed || !test.ok() || test.call_ms.empty()) continue;
+    std::string ref_name = spec->reference(p);
+    if (ref_name == test.runner) continue;  // a reference is not under test
+    const RunResult* ref = by_name[ref_name];
+    if (!ref || !ref->ok() || ref->call_ms.empty()) continue;
+    double base = median(ref->call_ms);
+    if (base <= 0) continue;
+    PerfCandidate c{ref_name, test.runner, perf_kind(test), median(test.call_ms) / base};
+    // Too slow by the rough ratio, or a signal that says "not optimized" and
+    // at least not faster: worth the paired timing.
+    if (c.ratio > 1 + o.threshold || (c.kind != "slower" && c.ratio > 1)) out.push_back(c);
+  }
+  return out;
+}
+
+std::optional<Finding> confirm_performance(const ExecutorOptions& ex, const Program& p, const PerfCandidate& c,
+                                           const PerfOptions& o) {
+  RunResult ref1, test1, ref2, test2;
+  RatioEstimate first = timed_in_fresh_worker(ex, p, c, o, "", &ref1, &test1);
+  if (perf_verdict(first, o.threshold) != PerfVerdict::slower) return std::nullopt;
+  std::string dir = o.profile_dir;
+  if (dir.empty()) dir = (std::filesystem::temp_directory_path() / fmt::format("dlfuzz-perf-{}", getpid())).string();
+  dir += fmt::format("/{:016x}-{}", fnv1a(print_program(p)), c.test);
+  RatioEstimate second = timed_in_fresh_worker(ex, p, c, o, dir, &ref2, &test2);
+  if (perf_verdict(second, o.threshold) != PerfVerdict::slower) return std::nullopt;
+  Finding f;
+  f.oracle = "performance";
+  f.kind = FindingKind::performance;
+  f.ref_runner = c.ref;
+  f.test_runner = c.test;
+  f.stage = c.kind;
+  std::string hot = hot_op(test2.profile);
+  f.error_text = hot.empty() ? "" : "hot: " + hot;
+  f.detail = fmt::format(
+      "{} {:.2f}x the time of {} per call (95% CI {:.2f}-{:.2f}, {} pairs; {:.2f}x in a second process): "
+      "{:.3f} ms vs {:.3f} ms{}",
+      c.test, first.ratio, c.ref, first.ci_low, first.ci_high, first.pairs, second.ratio, first.cand_median,
+      first.base_median, hot.empty() ? "" : "; hottest: " + hot);
+  nlohmann::json counters = test1.counters;
+  f.evidence = {{"kind", c.kind},
+                {"threshold", o.threshold},
+                {"stage1_ratio", c.ratio},
+                {"first", estimate_json(first)},
+                {"second", estimate_json(second)},
+                {"counters", counters},
+                {"ref_profile", ref2.profile},
+                {"test_profile", test2.profile}};
+  return f;
+}
+
+bool is_performance_signature(const std::string& signature) { return signature.rfind("performance|", 0) == 0; }
+
+bool same_performance_bug(const std::string& a, const std::string& b) {
+  auto head = [](const std::string& s) {  // oracle|ref|test|stage
+    size_t at = 0;
+    for (int i = 0; i < 4 && at != std::string::npos; ++i) at = s.find('|', at + 1);
+    return s.substr(0, at);
+  };
+  return is_performance_signature(a) && head(a) == head(b);
+}
+
+std::vector<Finding> performance_findings(const ExecutorOptions& ex, const Program& p,
+                                          const std::vector<RunResult>& results, const PerfOptions& o) {
+  std::vector<Finding> out;
+  for (const auto& c : perf_candidates(p, results, o))
+    if (auto f = confirm_performance(ex, p, c, o)) out.push_back(*f);
+  return out;
+}
+
+}  // namespace dlfuzz

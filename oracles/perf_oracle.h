@@ -1,0 +1,68 @@
+// The timing oracle: is a compiled path slower than its eager reference?
+//
+// Two stages, so that a campaign stays fast:
+//  1. perf_candidates: on every run, from what the runners report anyway when
+//     the executor asks for timed calls (RunResult::call_ms, counters): one
+//     ratio of median steady-state call times, and the compiler's own signals
+//     (recompiles during steady-state calls, graph breaks, no fusion group).
+//  2. confirm_performance: a candidate is timed again in a FRESH worker,
+//     reference and compiled path interleaved call by call, 30 pairs at a time
+//     (more while the verdict is undecided), and the bootstrap interval of the
+//     ratio of medians (oracles/perf_stats.h) must lie above 1 + threshold;
+//     then once more in a second fresh worker, which also profiles both sides.
+// A confirmed candidate is a Finding of kind performance whose signature names
+// the runner pair, what kind of slowness it is and the hottest op or kernel of
+// the compiled side, and whose evidence (JSON) holds both estimates, the
+// counters and the two profiles (the profile diff of the report).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oracles/finding.h"
+#include "oracles/perf_stats.h"
+#include "runners/executor.h"
+
+namespace dlfuzz {
+
+struct PerfOptions {
+  double threshold = 0.10;  // a slowdown counts above 1 + threshold (--perf-threshold)
+  int timed_calls = 5;      // stage 1: steady-state calls per runner in the campaign's run
+  int pairs = 30;           // stage 2: paired calls per batch
+  int max_pairs = 120;      // and at most this many while undecided
+  std::string profile_dir;  // Chrome traces of confirmed findings go here ("" = a temporary directory)
+};
+
+struct PerfCandidate {
+  std::string ref, test;
+  std::string kind;  // slower, recompiles, graph-break, unfused
+  double ratio = 1;  // stage 1's median ratio, test / ref
+};
+
+// Stage 1 over one evaluation's results (references and tests by name).
+std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<RunResult>& results,
+                                           const PerfOptions& o);
+
+// What a signal says about a compiled run: "recompiles", "graph-break",
+// "unfused", or "slower" when no signal says more.
+std::string perf_kind(const RunResult& test);
+
+// Stage 2 in fresh workers made from `ex`. nullopt when not confirmed.
+std::optional<Finding> confirm_performance(const ExecutorOptions& ex, const Program& p, const PerfCandidate& c,
+                                           const PerfOptions& o);
+
+// Both stages over one evaluation's results (run with ExecutorOptions::
+// timed_calls = o.timed_calls): the confirmed performance findings.
+std::vector<Finding> performance_findings(const ExecutorOptions& ex, const Program& p,
+                                          const std::vector<RunResult>& results, const PerfOptions& o);
+
+// Is `signature` a performance finding's?
+bool is_performance_signature(const std::string& signature);
+// The same performance bug for the reducer: oracle, runners and kind agree;
+// the hottest op may change as the program shrinks.
+bool same_performance_bug(const std::string& a, const std::string& b);
+
+// "cpp_fused_add_mul_sin_0" -> "fused add mul sin"; "aten::mm" stays.
+std::string hot_op_name(const std::string& profiler_key);
+
+}  // namespace dlfuzz

@@ -1,0 +1,115 @@
+"""Steady-state timing, compiler counters and profiles for the Python worker.
+
+A timed call is one forward (and, for a training program, its backward) over
+fresh copies of inputs built once, after warm-up: compilation and set-up are
+outside the clock. On cuda the time is taken with CUDA events. The counters
+are what torch.compile did (Dynamo's graphs, graph breaks and recompiles,
+Inductor's kernels and fallbacks): the cheap signals that make a timing
+candidate (oracles/perf_oracle.h). The C++ runners do the same in
+runners/program_driver.cpp.
+"""
+import os
+import time
+
+import torch
+
+import dlfuzz_runtime as rt
+
+
+class Calls:
+    """A program's inputs, built once, and one timed call of a function over them."""
+
+    def __init__(self, meta):
+        self.meta = meta
+        self.inputs = rt.build_inputs(meta)
+        self.params = [self.inputs[i] for i in meta.params]
+        if meta.train is not None:
+            for p in self.params:
+                p.requires_grad_(True)
+        self.cuda = meta.device == "cuda"
+
+    def call(self, fn):
+        """One call of fn; returns its time in ms."""
+        fresh = [x if x.requires_grad else x.clone() for x in self.inputs]
+        if self.cuda:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+        t0 = time.perf_counter()
+        self._forward_backward(fn, fresh)
+        if self.cuda:
+            end.record()
+            end.synchronize()
+            ms = start.elapsed_time(end)
+        else:
+            ms = (time.perf_counter() - t0) * 1000
+        for p in self.params:
+            p.grad = None
+        return ms
+
+    def _forward_backward(self, fn, args):
+        if self.meta.train is None:
+            with torch.no_grad():
+                fn(*args)
+        else:
+            fn(*args)[-1].backward()
+
+
+def time_calls(meta, fn, n):
+    calls = Calls(meta)
+    return [calls.call(fn) for _ in range(n)]
+
+
+def time_paired(meta, fns, pairs):
+    """Each function once per pair, in alternating order: drift of the machine
+    falls on every side alike. Returns one list of ms per function."""
+    calls = Calls(meta)
+    times = [[] for _ in fns]
+    for i in range(pairs):
+        order = range(len(fns)) if i % 2 == 0 else reversed(range(len(fns)))
+        for k in order:
+            times[k].append(calls.call(fns[k]))
+    return times
+
+
+def reset_counters():
+    if hasattr(torch, "_dynamo"):
+        torch._dynamo.utils.counters.clear()
+        torch._inductor.metrics.reset()
+
+
+def read_counters():
+    """Dynamo's and Inductor's counters since reset_counters(); {} on torch 1.x."""
+    if not hasattr(torch, "_dynamo"):
+        return {}
+    c = torch._dynamo.utils.counters
+    metrics = torch._inductor.metrics
+    return {
+        "graphs": float(c["stats"]["unique_graphs"]),
+        "graph_breaks": float(sum(c["graph_break"].values())),
+        "kernels": float(metrics.generated_kernel_count),
+        "fallback_kernels": float(c["inductor"]["extern_calls"]),
+    }
+
+
+def profile_calls(meta, fn, n, trace_path):
+    """A torch.profiler profile of n calls: the hottest ops by self time (ms per
+    call) and, where trace_path is given, a Chrome trace written there."""
+    calls = Calls(meta)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if calls.cuda:
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities) as prof:
+        for _ in range(n):
+            calls.call(fn)
+    rows = []
+    for e in prof.key_averages():
+        self_us = e.self_device_time_total if calls.cuda else e.self_cpu_time_total
+        if self_us > 0:
+            rows.append([e.key, self_us / 1000 / n, e.count // n])
+    rows.sort(key=lambda r: -r[1])
+    result = {"ops": rows[:12]}
+    if trace_path:
+        os.makedirs(os.path.dirname(trace_path), exist_ok=True)
+        prof.export_chrome_trace(trace_path)
+        result["trace"] = trace_path
+    return result
