@@ -9,6 +9,7 @@
 #include "oracles/evaluate.h"
 #include "triage/html_report.h"
 #include "triage/merge.h"
+#include "triage/perf_report.h"
 #include "triage/report.h"
 
 namespace dlfuzz::cli {
@@ -67,6 +68,7 @@ int show(Store& s, const Opts& o) {
       d->bug.duplicate_of ? fmt::format(", duplicate of bug {}", d->bug.duplicate_of) : "", d->bug.full_signature(),
       d->test_runner, d->ref_runner, d->stage, d->detail, d->versions, d->affects.empty() ? "" : d->affects + "\n",
       d->reduced ? "reduced" : "example", d->program);
+  std::cout << performance_markdown(d->evidence, d->ref_runner, d->test_runner);
   return kExitOk;
 }
 

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "triage/perf_report.h"
+#include "triage/store.h"
+
 namespace dlfuzz {
 
 namespace {
@@ -85,16 +88,27 @@ std::string html_report(Store& store) {
   s += svg_chart("Findings over time", {findings});
   s += svg_chart("Unique bugs over time", {bugs});
   s += svg_chart("Throughput over time", {rate});
-  s += "<table><tr><th>id</th><th>status</th><th>hits</th><th>first seen</th><th>last seen</th><th>title</th>"
-       "<th>reduced ops</th><th>versions</th></tr>\n";
-  for (const auto& b : store.bugs()) {
-    std::string status = b.duplicate_of ? fmt::format("{} (dup of {})", b.status, b.duplicate_of) : b.status;
+  // Wrong results and slowdowns apart: a performance bug's table says by how
+  // much (triage/perf_report.h).
+  for (const char* kind : {"correctness", "performance"}) {
+    bool perf = std::string(kind) == "performance";
+    std::string rows;
+    for (const auto& b : store.bugs()) {
+      if ((b.kind == "performance") != perf) continue;
+      std::string status = b.duplicate_of ? fmt::format("{} (dup of {})", b.status, b.duplicate_of) : b.status;
+      std::string last = perf ? performance_summary(store.bug_evidence(b.id)) : affects_line(store.env_checks(b.id));
+      rows += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.id,
+          escape(status), b.hits, escape(b.first_seen), escape(b.last_seen), escape(b.title), escape(b.reduced_ops),
+          escape(last));
+    }
+    if (perf && rows.empty()) continue;
     s += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.id,
-        escape(status), b.hits, escape(b.first_seen), escape(b.last_seen), escape(b.title), escape(b.reduced_ops),
-        escape(affects_line(store.env_checks(b.id))));
+        "<h2>{} bugs</h2><table><tr><th>id</th><th>status</th><th>hits</th><th>first seen</th><th>last seen</th>"
+        "<th>title</th><th>reduced ops</th><th>{}</th></tr>\n{}</table>\n",
+        perf ? "Performance" : "Correctness", perf ? "slowdown" : "versions", rows);
   }
-  return s + "</table></body></html>\n";
+  return s + "</body></html>\n";
 }
 
 }  // namespace dlfuzz

@@ -5,6 +5,7 @@
 #include "generator/dlf.h"
 #include "generator/emit.h"
 #include "runners/runner_spec.h"
+#include "triage/perf_report.h"
 
 namespace dlfuzz {
 
@@ -33,6 +34,7 @@ std::optional<BugDetail> load_bug(Store& store, int64_t id) {
   d.program = q.column_text(8);
   d.reduced = q.column_int(9) != 0;
   d.affects = affects_line(store.env_checks(id));
+  d.evidence = store.bug_evidence(id);
   return d;
 }
 
@@ -52,8 +54,13 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
   if (!d.affects.empty()) s += fmt::format("- {}\n", d.affects);
   s += "\n";
   s += "## Expected vs actual\n\n";
-  s += fmt::format("Expected: `{}` agrees with eager PyTorch (`{}`).\n\nActual ({} oracle, at {}): {}\n\n",
-                   d.test_runner, d.ref_runner, d.oracle, d.stage, d.detail);
+  if (d.bug.kind == "performance")
+    s += fmt::format("Expected: `{}` is not slower than eager PyTorch (`{}`).\n\nActual ({}): {}\n\n", d.test_runner,
+                     d.ref_runner, d.stage, d.detail);
+  else
+    s += fmt::format("Expected: `{}` agrees with eager PyTorch (`{}`).\n\nActual ({} oracle, at {}): {}\n\n",
+                     d.test_runner, d.ref_runner, d.oracle, d.stage, d.detail);
+  s += performance_markdown(d.evidence, d.ref_runner, d.test_runner);
   s += fmt::format("## Minimal repro ({} program)\n\n", d.reduced ? "reduced" : "unreduced");
   s += fmt::format("Run with `python3 repro.py --backend {}`:\n\n```python\n{}```\n\n", backend, repro);
   s += "## dlfuzz program\n\n```\n" + d.program + "```\n\n";

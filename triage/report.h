@@ -17,7 +17,8 @@ struct BugDetail {
   bool reduced = false;
   std::string oracle, ref_runner, test_runner, stage, detail, versions, host;
   int64_t findings = 0;
-  std::string affects;  // "affects: ... / not in: ..." from `triage retest --env`; "" when unchecked
+  std::string affects;      // "affects: ... / not in: ..." from `triage retest --env`; "" when unchecked
+  nlohmann::json evidence;  // a performance bug's (triage/perf_report.h); null otherwise
 };
 
 std::optional<BugDetail> load_bug(Store& store, int64_t id);

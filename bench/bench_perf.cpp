@@ -1,0 +1,94 @@
+// The timing oracle's false-positive rate and detection rate, measured on
+// generated programs (issue 14's "must show"; never asserted in tests).
+//
+//   bench_perf aa RUNNER N      A/A: RUNNER against itself, paired in fresh
+//                               workers (stage 2 forced on every program):
+//                               how many programs does it call slower?
+//   bench_perf planted RUNNER N RUNNER (fault-slow-20, fault-slow-50, ...)
+//                               through both stages as a campaign runs it:
+//                               on how many programs is the slowdown caught?
+//   [--threshold T] [--seed S] [--infer]   (--infer: inference programs only)
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <iostream>
+
+#include "generator/generator.h"
+#include "oracles/evaluate.h"
+#include "oracles/perf_oracle.h"
+#include "runners/executor.h"
+
+using namespace dlfuzz;
+
+int main(int argc, char** argv) {
+  if (argc < 4 || (std::strcmp(argv[1], "aa") != 0 && std::strcmp(argv[1], "planted") != 0)) {
+    std::cerr << "usage: bench_perf aa|planted RUNNER N [--threshold T] [--seed S] [--infer]\n";
+    return 2;
+  }
+  std::string mode = argv[1], runner = argv[2];
+  int n = std::atoi(argv[3]);
+  PerfOptions o;
+  uint64_t seed = 1;
+  bool infer_only = false;
+  for (int i = 4; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--threshold") && i + 1 < argc) o.threshold = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--infer")) infer_only = true;
+  }
+  ExecutorOptions eo = default_executor_options();
+  eo.dlfuzz_binary = DLFUZZ_BINARY;
+  eo.timed_calls = o.timed_calls;
+  Executor ex(eo);
+  GenPolicy policy;
+  int programs = 0, candidates = 0, confirmed = 0, failed = 0;
+  std::vector<double> ratios;
+  auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t s = seed; programs < n; ++s) {
+    Program p = generate_program(policy, s);
+    if (infer_only && p.is_training()) continue;
+    auto spec = runner_spec(runner);
+    if (!spec.supports(p)) continue;
+    if (mode == "aa") {
+      // Stage 2 on every program, both sides the same runner.
+      auto rs = ex.run(p, {runner});
+      if (!rs.at(0).ok()) {
+        ++failed;
+        continue;
+      }
+      ++programs;
+      ++candidates;
+      if (auto f = confirm_performance(eo, p, PerfCandidate{runner, runner, "slower", 1.0}, o)) {
+        ++confirmed;
+        std::cout << fmt::format("seed {}: FALSE POSITIVE {}\n", s, f->detail);
+      }
+    } else {
+      Evaluation ev = evaluate(ex, p, {runner}, false);
+      bool ok = false;
+      for (const auto& r : ev.results) ok |= r.runner == runner && r.ok();
+      if (!ok) {
+        ++failed;
+        continue;
+      }
+      ++programs;
+      auto cs = perf_candidates(p, ev.results, o);
+      candidates += !cs.empty();
+      for (const auto& c : cs)
+        if (auto f = confirm_performance(eo, p, c, o)) {
+          ++confirmed;
+          ratios.push_back(f->evidence["first"]["ratio"].get<double>());
+          break;
+        }
+    }
+    if (programs % 25 == 0) std::cerr << fmt::format("{} programs, {} confirmed\n", programs, confirmed);
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::sort(ratios.begin(), ratios.end());
+  std::cout << fmt::format(
+      "{} {}: {} programs ({} skipped: runner failed), {} candidates after stage 1, {} confirmed ({:.1f}%) at "
+      "threshold {:.0f}%; {:.0f} s ({:.2f} s per program){}\n",
+      mode, runner, programs, failed, candidates, confirmed, 100.0 * confirmed / std::max(programs, 1),
+      o.threshold * 100, secs, secs / std::max(programs, 1),
+      ratios.empty() ? "" : fmt::format("; confirmed ratio median {:.2f}", ratios[ratios.size() / 2]));
+  return 0;
+}

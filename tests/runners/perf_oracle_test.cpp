@@ -1,0 +1,113 @@
+// The timing oracle end to end on tiny programs: steady-state call times and
+// counters come back from the C++ worker, a planted 50% slowdown is confirmed
+// in fresh workers and becomes a performance finding whose evidence the
+// report explains, and eager against itself is not. (Rates over many
+// programs are measured by bench/bench_perf, not asserted here.)
+#include <gtest/gtest.h>
+
+#include "generator/dlf.h"
+#include "oracles/evaluate.h"
+#include "oracles/perf_oracle.h"
+#include "triage/perf_report.h"
+
+namespace dlfuzz {
+
+namespace {
+// Enough work per call (a 32x32 matmul chain) that a call is not all overhead.
+const char* kProgram =
+    "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+    "input %x0 : f32[32,32] range(-1.0,1.0)\n"
+    "input %x1 : f32[32,32] range(-1.0,1.0)\n"
+    "%1 : f32[32,32] = matmul %x0, %x1\n"
+    "%2 : f32[32,32] = tanh %1\n"
+    "%3 : f32[32,32] = matmul %2, %x1\n"
+    "%4 : f32[32,32] = sigmoid %3\n"
+    "return %4\n";
+
+Program program() {
+  ParseResult r = parse_program(kProgram, "perf");
+  EXPECT_TRUE(r.ok());
+  return r.program;
+}
+
+ExecutorOptions options() {
+  ExecutorOptions eo = default_executor_options();
+  eo.dlfuzz_binary = DLFUZZ_BINARY;
+  eo.timed_calls = PerfOptions{}.timed_calls;
+  return eo;
+}
+}  // namespace
+
+TEST(PerfOracle, RunnersReportSteadyStateCallsAndCounters) {
+  Executor ex(options());
+  auto rs = ex.run(program(), {"eager", "ts-nnc"});
+  ASSERT_EQ(rs.size(), 2u);
+  for (const auto& r : rs) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.call_ms.size(), 5u) << r.runner;
+    for (double ms : r.call_ms) EXPECT_GT(ms, 0) << r.runner;
+  }
+  EXPECT_TRUE(rs[0].counters.empty()) << "eager compiles nothing";
+  EXPECT_EQ(rs[1].counters.count("fusion_groups"), 1u);
+  EXPECT_EQ(rs[1].counters.count("nodes_outside_fusion"), 1u);
+}
+
+TEST(PerfOracle, PlantedSlowdownIsConfirmedAndExplained) {
+  Program p = program();
+  Executor ex(options());
+  Evaluation ev = evaluate(ex, p, {"fault-slow-50"}, false);
+  PerfOptions o;
+  auto cs = perf_candidates(p, ev.results, o);
+  ASSERT_EQ(cs.size(), 1u) << "stage 1 sees a 50% slowdown";
+  EXPECT_EQ(cs[0].ref, "eager");
+  EXPECT_EQ(cs[0].kind, "slower");
+  auto f = confirm_performance(options(), p, cs[0], o);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->kind, FindingKind::performance);
+  EXPECT_EQ(f->signature().rfind("performance|eager|fault-slow-50|slower|", 0), 0u) << f->signature();
+  double ratio = f->evidence["first"]["ratio"].get<double>();
+  EXPECT_GT(ratio, 1.3);
+  EXPECT_LT(ratio, 1.8);
+  EXPECT_GT(f->evidence["first"]["ci_low"].get<double>(), 1.1);
+  EXPECT_GE(f->evidence["first"]["pairs"].get<int>(), 30);
+  std::string md = performance_markdown(f->evidence, f->ref_runner, f->test_runner);
+  EXPECT_NE(md.find("## Performance"), std::string::npos);
+  EXPECT_NE(md.find("fault-slow-50"), std::string::npos);
+}
+
+TEST(PerfOracle, EagerAgainstItselfIsNotSlower) {
+  Program p = program();
+  EXPECT_FALSE(confirm_performance(options(), p, PerfCandidate{"eager", "eager", "slower", 1.0}, PerfOptions{}));
+}
+
+TEST(PerfOracle, ReferencesAndUntimedRunnersAreNeverCandidates) {
+  // Results as a worker returns them, with a made-up 3x slowdown: only a
+  // runner whose row says timed is a candidate, against its own reference.
+  auto result = [](const std::string& runner, double ms) {
+    RunResult r;
+    r.runner = runner;
+    r.call_ms = {ms, ms, ms};
+    return r;
+  };
+  Program p = program();
+  std::vector<RunResult> rs = {result("eager", 1), result("eager64", 3), result("fault-reorder", 3), result("ts", 3)};
+  auto cs = perf_candidates(p, rs, PerfOptions{});
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].test, "ts");
+  EXPECT_DOUBLE_EQ(cs[0].ratio, 3);
+  rs[3].call_ms = {1.05, 1.05, 1.05};  // within the threshold, no signal: not a candidate
+  EXPECT_TRUE(perf_candidates(p, rs, PerfOptions{}).empty());
+  rs[3].runner = "ts-nnc";  // the NNC fuser made no fusion group: a signal, and not faster
+  rs[3].counters = {{"fusion_groups", 0}, {"nodes_outside_fusion", 4}};
+  cs = perf_candidates(p, rs, PerfOptions{});
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].kind, "unfused");
+}
+
+TEST(PerfOracle, HotOpNamesDropKernelNumbering) {
+  EXPECT_EQ(hot_op_name("cpp_fused_add_mul_sin_0"), "fused add mul sin");
+  EXPECT_EQ(hot_op_name("triton_poi_fused_relu_12"), "fused relu");
+  EXPECT_EQ(hot_op_name("aten::mm"), "aten::mm");
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,81 @@
+#include "triage/perf_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace dlfuzz {
+
+namespace {
+
+double num(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0;
+}
+
+// name -> (self ms per call, calls per call) of a profile's hottest rows.
+std::map<std::string, std::pair<double, double>> rows(const nlohmann::json& profile) {
+  std::map<std::string, std::pair<double, double>> out;
+  if (!profile.is_object() || !profile.contains("ops") || !profile["ops"].is_array()) return out;
+  for (const auto& r : profile["ops"])
+    if (r.is_array() && r.size() >= 3 && r[0].is_string() && r[1].is_number() && r[2].is_number())
+      out[r[0].get<std::string>()] = {r[1].get<double>(), r[2].get<double>()};
+  return out;
+}
+
+std::string cell(const std::string& s) {  // a Markdown table cell: no pipes, no newlines
+  std::string out;
+  for (char c : s) out += c == '|' ? '/' : c == '\n' ? ' ' : c;
+  return out;
+}
+
+}  // namespace
+
+std::string performance_summary(const nlohmann::json& e) {
+  if (!e.is_object() || !e.contains("first")) return "";
+  const auto& a = e["first"];
+  return fmt::format("{:.2f}x (95% CI {:.2f}-{:.2f}, {} pairs; {:.2f}x again in a fresh process)", num(a, "ratio"),
+                     num(a, "ci_low"), num(a, "ci_high"), static_cast<int>(num(a, "pairs")),
+                     num(e.value("second", nlohmann::json::object()), "ratio"));
+}
+
+std::string performance_markdown(const nlohmann::json& e, const std::string& ref_runner,
+                                 const std::string& test_runner) {
+  if (!e.is_object()) return "";
+  std::string s = "## Performance\n\n";
+  s += fmt::format("`{}` takes {} the time of `{}` per steady-state call (after warm-up; compilation excluded), ",
+                   test_runner, performance_summary(e), ref_runner);
+  const auto& a = e.value("first", nlohmann::json::object());
+  s += fmt::format("median {:.4f} ms vs {:.4f} ms; kind: {}; threshold +{:.0f}%.\n\n", num(a, "test_median_ms"),
+                   num(a, "ref_median_ms"), e.value("kind", std::string("slower")), num(e, "threshold") * 100);
+  if (e.contains("counters") && e["counters"].is_object() && !e["counters"].empty()) {
+    s += "Compiler counters:";
+    for (const auto& [k, v] : e["counters"].items()) s += fmt::format(" {}={}", k, v.dump());
+    s += "\n\n";
+  }
+  auto ref = rows(e.value("ref_profile", nlohmann::json::object()));
+  auto test = rows(e.value("test_profile", nlohmann::json::object()));
+  if (!ref.empty() || !test.empty()) {
+    s += fmt::format("Profile diff (self time per call, ms; hottest first by `{}`):\n\n", test_runner);
+    s += fmt::format("| op or kernel | {} | {} | calls ({}) |\n|---|---:|---:|---:|\n", cell(ref_runner),
+                     cell(test_runner), cell(test_runner));
+    std::vector<std::pair<double, std::string>> order;
+    for (const auto& [k, v] : test) order.push_back({-v.first, k});
+    for (const auto& [k, v] : ref)
+      if (!test.count(k)) order.push_back({1 + v.first, k});  // the reference's own ops after
+    std::sort(order.begin(), order.end());
+    for (const auto& [_, k] : order) {
+      auto r = ref.find(k), t = test.find(k);
+      s +=
+          fmt::format("| {} | {} | {} | {} |\n", cell(k), r == ref.end() ? "-" : fmt::format("{:.4f}", r->second.first),
+                      t == test.end() ? "-" : fmt::format("{:.4f}", t->second.first),
+                      t == test.end() ? "-" : fmt::format("{:g}", t->second.second));
+    }
+    s += "\n";
+  }
+  for (const char* side : {"ref_profile", "test_profile"})
+    if (e.contains(side) && e[side].is_object() && e[side].contains("trace"))
+      s += fmt::format("Chrome trace ({}): `{}`\n", side, e[side]["trace"].get<std::string>());
+  return s + "\n";
+}
+
+}  // namespace dlfuzz
