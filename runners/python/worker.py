@@ -61,6 +61,7 @@ if "--rank" in sys.argv:  # a rank process dies with the worker, even while it i
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import batching  # noqa: E402
 import dlfuzz_runtime as rt  # noqa: E402
 
 # The one description of a run result, shared with the C++ side.
@@ -287,6 +288,79 @@ def run_one(runner, program, warmup):
     return result
 
 
+# Compiled runners whose programs may share one compiled function (batching.py).
+BATCHED_RUNNERS = ("inductor", "aot-eager")
+
+
+def warm_compiler():
+    """Compile a tiny function with a backward, once per worker: Inductor's first
+    compile builds its precompiled header and checks the CPU's vector ISA (a
+    minute on two busy cores, once per cache directory), which no program's
+    timeout should pay."""
+    result = new_result("warm")
+    t0 = time.perf_counter()
+    try:
+        x = torch.ones(4, requires_grad=True)
+        torch_compile(lambda t: (t.sin() * 2.0).sum())(x).backward()
+    except Exception as e:  # torch 1.13 has no torch.compile: nothing to warm
+        result.update(status="exception", stage="compile", error=describe(e))
+    finally:
+        if hasattr(torch, "_dynamo"):
+            torch._dynamo.reset()
+    result["total_ms"] = (time.perf_counter() - t0) * 1000
+    return result
+
+
+def run_compiled_batch(runner, programs, warmup):
+    """programs through `runner` as one compiled function: one result each, or
+    None when the batch failed anywhere (then each runs alone to say which)."""
+    t0 = time.perf_counter()
+    try:
+        loaded = [load(p, False) for p in programs]
+        metas = [meta for meta, _ in loaded]
+        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas])
+        compiled = compiled_fn(runner, None, fn)
+        t1 = time.perf_counter()
+        for _ in range(warmup):  # compilation happens on the first calls
+            batching.run_batched(metas, compiled)
+        got = batching.run_batched(metas, compiled)
+        t2 = time.perf_counter()
+    except Exception:
+        return None
+    finally:
+        torch.set_default_dtype(torch.float32)
+        torch._dynamo.reset()
+    share = 1000.0 / len(programs)  # each program's part of the batch's time
+    return [new_result(runner, setup_ms=(t1 - t0) * share, run_ms=(t2 - t1) * share, total_ms=(t2 - t0) * share,
+                       outputs=g["outputs"], losses=g["losses"], grads=g["grads"], params=g["params"])
+            for g in got]
+
+
+def run_batch(programs, runners, warmup):
+    """Every program through every runner, yielded runner-major (for each runner,
+    each program's result) as soon as it is known. Eager runners run each
+    program alone; a batched compiled runner takes the programs eager ran that
+    may be batched (batching.batchable), inference and training apart; the
+    rest, and a batch that failed, run alone."""
+    eager_ok = [True] * len(programs)
+    for runner in runners:
+        if runner not in BATCHED_RUNNERS:
+            for k, program in enumerate(programs):
+                result = run_one(runner, program, warmup)
+                if runner == "py-eager" and result["status"] != "ok":
+                    eager_ok[k] = False
+                yield result
+            continue
+        batched = {}
+        members = [k for k, p in enumerate(programs) if eager_ok[k] and batching.batchable(p)]
+        for train in (False, True):
+            group = [k for k in members if (programs[k]["train"] is not None) == train]
+            got = run_compiled_batch(runner, [programs[k] for k in group], warmup) if len(group) > 1 else None
+            batched.update(zip(group, got or []))
+        for k, program in enumerate(programs):
+            yield batched[k] if k in batched else run_one(runner, program, warmup)
+
+
 def fold(runner, plan, param_shards, ranks):
     """Every rank's result folded into one, as dist_runner.cpp's fold does: the
     first failing rank decides the status; outputs of every rank in rank order
@@ -404,6 +478,13 @@ def main():
             if frame is None:
                 return 0
             req = json.loads(frame)
+            if req.get("warm"):
+                write_frame(encode(warm_compiler()))
+                continue
+            if req.get("python_batch"):
+                for result in run_batch(req["python_batch"], req["runners"], int(req.get("warmup", 3))):
+                    write_frame(encode(result))
+                continue
             program = req["python_program"]
             world, plan = int(program["world"]), program["plan"]
             param_shards = [int(program["inputs"][i][6]) for i in program["params"]]
