@@ -7,8 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <deque>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <mutex>

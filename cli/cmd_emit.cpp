@@ -9,7 +9,8 @@
 namespace dlfuzz::cli {
 
 void add_emit(CLI::App& app, std::function<int()>* action) {
-  auto* cmd = app.add_subcommand("emit", "Print a program as TorchScript source, a standalone Python repro, or the Python worker's request");
+  auto* cmd = app.add_subcommand(
+      "emit", "Print a program as TorchScript source, a standalone Python repro, or the Python worker's request");
   struct Opts {
     std::string file, to = "python", out;
   };

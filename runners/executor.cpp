@@ -64,9 +64,7 @@ std::vector<RunResult> Executor::run_in(const WorkerEnv& env, const Program& p, 
 }
 
 namespace {
-bool compiles(const std::string& python_runner) {
-  return python_runner != "py-eager" && python_runner != "py-eager64";
-}
+bool compiles(const std::string& python_runner) { return python_runner != "py-eager" && python_runner != "py-eager64"; }
 }  // namespace
 
 // The worker of `env`, started on first use. A Python worker about to compile

@@ -13,7 +13,10 @@ Runners:
   py-eager          the program, eagerly (the reference for the others)
   py-eager64        the same in float64: float inputs, dtype literals and the default dtype
   inductor          torch.compile (default mode, Inductor)
-  inductor-dynamic  torch.compile(dynamic=True)
+  inductor-dynamic  torch.compile(dynamic=True), then called again with a batch of
+                    another size (resized_run), compared with py-eager-resized
+  py-eager-resized  py-eager, then again at that size: inductor-dynamic's reference
+  py-eager64-resized  its float64 twin
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   aoti              torch.export + AOTInductor (inference programs)
 
@@ -191,10 +194,56 @@ RUNNERS = {
     "py-eager64": lambda meta, fn: fn,  # its function and inputs are float64 already (load())
     "inductor": lambda meta, fn: torch_compile(fn),
     "inductor-dynamic": lambda meta, fn: torch_compile(fn, dynamic=True),
+    "py-eager-resized": lambda meta, fn: fn,
+    "py-eager64-resized": lambda meta, fn: fn,
     "aot-eager": lambda meta, fn: torch_compile(fn, backend="aot_eager"),
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
     "fault-py-regression": lambda meta, fn: planted_regression(fn),
 }
+
+
+# Runners that run the program a second time with its batch resized: the same
+# compiled function meets inputs of another size (guards, a recompile or the
+# symbolic sizes of dynamic=True), compared with eager at that size.
+RESIZED_RUNNERS = ("inductor-dynamic", "py-eager-resized", "py-eager64-resized")
+
+
+def resized_meta(meta):
+    """meta with the batch resized: every data input (params keep their shapes)
+    whose dim 0 is the first data input's, B, gets B + 1 (3 when B is 0 or 1:
+    dynamic=True specializes those sizes). None when no data input has a dim."""
+    data = [i for i, spec in enumerate(meta.inputs) if i not in meta.params and spec[0]]
+    if not data:
+        return None
+    batch = meta.inputs[data[0]][0][0]
+    size = batch + 1 if batch >= 2 else 3
+    out = copy.copy(meta)
+    out.inputs = [(([size] + list(spec[0][1:])) if i in data and spec[0][0] == batch else spec[0],) + tuple(spec[1:])
+                  for i, spec in enumerate(meta.inputs)]
+    return out
+
+
+def append_resized(result, meta, program_fn, fn):
+    """The run at the resized batch appended to the result's outputs, losses,
+    grads and params, where eager accepts that size (a program whose shapes
+    are fixed by its ops, e.g. a reshape to literal sizes, is left as is: the
+    reference and the test decide alike, by eager)."""
+    resized = resized_meta(meta)
+    if resized is None:
+        return
+    try:
+        eager = rt.run(resized, program_fn)
+    except Exception:
+        return
+    if fn is not program_fn:
+        try:
+            got = rt.run(resized, fn)
+        except Exception as e:
+            raise RuntimeError(f"with the batch resized: {describe(e)}") from e
+    else:
+        got = eager
+    for key in ("outputs", "losses", "grads", "params"):
+        result[key] += list(got[key])
 
 
 def planted_regression(fn):
@@ -256,7 +305,7 @@ def run_one(runner, program, warmup):
     t0 = time.perf_counter()
     stage = "setup"
     try:
-        meta, program_fn = load(program, runner == "py-eager64")
+        meta, program_fn = load(program, runner in ("py-eager64", "py-eager64-resized"))
         stage = "compile"
         fn = compiled_fn(runner, meta, program_fn)
         result["setup_ms"] = (time.perf_counter() - t0) * 1000
@@ -273,6 +322,8 @@ def run_one(runner, program, warmup):
         result["grads"] = list(got["grads"])
         result["params"] = list(got["params"])
         result["digests"] = list(got.get("digests", []))
+        if runner in RESIZED_RUNNERS:
+            append_resized(result, meta, program_fn, fn)
     except MemoryError as e:
         result.update(status="oom", stage=stage, error=f"MemoryError: {e}")
     except Exception as e:  # the system under test failing is data
