@@ -7,7 +7,9 @@ its function's source twice: as declared and with float64 dtypes; see
 python_worker_program in generator/emit.h) and a list of runners. The program
 runs through dlfuzz_runtime.py, beside this file, the text the standalone repro
 inlines. Each result is a JSON header followed by the tensors' raw bytes, the
-format runners/wire.cpp decodes.
+format runners/wire.cpp decodes. A request may instead carry "python_batch",
+several programs (run_batch: results runner-major, compiled runners sharing
+one compiled function, batching.py), or "warm" (warm_compiler: one result).
 
 Runners:
   py-eager          the program, eagerly (the reference for the others)
