@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -53,15 +54,40 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     policies[w] = policy_for_world(w);
     policies[w].device = opt.device;
   }
+  // The PyTorch 2.x lane takes `batch` programs at a time and runs their
+  // compiled runners as one function; a finding from such a batch is judged
+  // again on its program alone, which says whether it is that program's.
+  // With --perf, programs run alone: a batch's call time is not one program's.
+  int batch = python_lane && opt.envs.empty() && !opt.perf ? std::max(1, opt.batch) : 1;
+  std::deque<std::pair<int64_t, Program>> queue;
   while (!g_stop) {
     if (opt.seconds > 0 && Clock::now() >= deadline) break;
     if (!counts_programs && g_native_done) break;
-    int64_t i = next_index++;
-    if (opt.programs > 0 && i >= opt.programs) break;
-    uint64_t seed = opt.seed + static_cast<uint64_t>(i);
-    Program p = generate_program(policies[opt.worlds[i % opt.worlds.size()]], seed);
-    Evaluation ev = opt.envs.empty() ? evaluate(ex, p, runners, opt.recheck)
-                                     : evaluate_versions(ex, p, runners, opt.envs, opt.recheck);
+    if (queue.empty()) {
+      std::vector<Program> programs;
+      for (int k = 0; k < batch; ++k) {
+        int64_t i = next_index++;
+        if (opt.programs > 0 && i >= opt.programs) break;
+        uint64_t seed = opt.seed + static_cast<uint64_t>(i);
+        queue.emplace_back(i, generate_program(policies[opt.worlds[i % opt.worlds.size()]], seed));
+        programs.push_back(queue.back().second);
+      }
+      if (queue.empty()) break;
+      if (programs.size() > 1) ex.prefetch(programs, runners);
+    }
+    Program p = std::move(queue.front().second);
+    uint64_t seed = opt.seed + static_cast<uint64_t>(queue.front().first);
+    queue.pop_front();
+    Evaluation ev;
+    if (!opt.envs.empty()) {
+      ev = evaluate_versions(ex, p, runners, opt.envs, opt.recheck);
+    } else if (ex.prefetched(p)) {
+      ev = evaluate(ex, p, runners, false);
+      ex.forget(p);
+      if (!ev.findings.empty()) ev = evaluate(ex, p, runners, opt.recheck);
+    } else {
+      ev = evaluate(ex, p, runners, opt.recheck);
+    }
     if (opt.perf)
       for (auto& f : performance_findings(eo, p, ev.results, opt.perf_options)) ev.findings.push_back(f);
     std::lock_guard<std::mutex> lock(sh.mu);
@@ -132,8 +158,9 @@ int run_campaign(const CampaignOptions& opt) {
   auto start = Clock::now();
   auto deadline = start + std::chrono::milliseconds(static_cast<int64_t>(opt.seconds * 1000));
   // Native runners take the programs; PyTorch 2.x's compilers, seconds per
-  // program, get a lane of their own over the same seeds.
-  int python_lanes = python.empty() ? 0 : 1;
+  // program, get a lane of their own over the same seeds, or every lane when
+  // no native runner is chosen.
+  int python_lanes = python.empty() ? 0 : native.empty() ? std::max(1, opt.jobs) : 1;
   int native_lanes = native.empty() ? 0 : std::max(1, opt.jobs - python_lanes);
   std::atomic<int64_t> native_next{0}, python_next{0};
   std::atomic<int> lanes_done{0};

@@ -18,6 +18,9 @@ struct CampaignOptions {
   bool rank_processes = false;    // Gloo ranks as processes (TCPStore), not threads
   std::string device = "cpu";     // where programs run: cpu or cuda
   int jobs = 1;
+  // Programs per request to the PyTorch 2.x lane's worker, compiled as one
+  // function where they can (Executor::prefetch); 1: each alone.
+  int batch = 8;
   uint64_t seed = 1;
   std::string db = "dlfuzz.db";
   int timeout_ms = 30000;

@@ -1,4 +1,4 @@
-// dlfuzz emit FILE --to torchscript|python [-o OUT]
+// dlfuzz emit FILE --to torchscript|python|worker-json [-o OUT]
 #include <fstream>
 #include <iostream>
 
@@ -9,19 +9,25 @@
 namespace dlfuzz::cli {
 
 void add_emit(CLI::App& app, std::function<int()>* action) {
-  auto* cmd = app.add_subcommand("emit", "Print a program as TorchScript source or a standalone Python repro");
+  auto* cmd = app.add_subcommand(
+      "emit", "Print a program as TorchScript source, a standalone Python repro, or the Python worker's request");
   struct Opts {
     std::string file, to = "python", out;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, ".dlf program")->required();
-  cmd->add_option("--to", o->to, "torchscript | python")->check(CLI::IsMember({"torchscript", "python"}));
+  cmd->add_option("--to", o->to,
+                  "torchscript | python | worker-json (the program as the Python worker reads it: "
+                  "bench/python_phases.py)")
+      ->check(CLI::IsMember({"torchscript", "python", "worker-json"}));
   cmd->add_option("-o,--out", o->out, "output file; default stdout");
   cmd->callback([o, action] {
     *action = [o]() -> int {
       auto p = load_or_report(o->file);
       if (!p) return kExitUsage;
-      std::string text = o->to == "python" ? emit_python(*p) : emit_torchscript(*p);
+      std::string text = o->to == "python"        ? emit_python(*p)
+                         : o->to == "worker-json" ? python_worker_program(*p).dump() + "\n"
+                                                  : emit_torchscript(*p);
       if (o->out.empty()) {
         std::cout << text;
         return kExitOk;

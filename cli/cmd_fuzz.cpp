@@ -22,7 +22,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1", backend = "gloo", device = "cpu",
                       ranks = "threads";
     int64_t programs = 0;
-    int jobs = 2, timeout = 30;
+    int jobs = 2, timeout = 30, batch = 8;
     uint64_t seed = 1;
     bool no_progress = false, no_recheck = false;
     double reduce = 0;
@@ -37,7 +37,13 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       cmd->add_option("--runners", o->runners,
                       "runners under test; references (eager, eager64, py-eager, py-eager64) are added as needed")
           ->capture_default_str();
-  cmd->add_option("--jobs", o->jobs, "parallel lanes (one is the PyTorch 2.x lane when its runners are chosen)")
+  cmd->add_option("--jobs", o->jobs,
+                  "parallel lanes (one is the PyTorch 2.x lane when its runners are chosen, all when only they are)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--batch", o->batch,
+                  "programs a PyTorch 2.x lane compiles as one function (a finding is judged again on its program "
+                  "alone); 1: each alone")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "first seed")->capture_default_str();
@@ -92,6 +98,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       c.rank_processes = o->ranks == "processes";
       c.device = o->device;
       c.jobs = o->jobs;
+      c.batch = o->batch;
       c.seed = o->seed;
       c.db = o->db;
       c.timeout_ms = o->timeout * 1000;

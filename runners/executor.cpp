@@ -49,12 +49,7 @@ std::vector<RunResult> Executor::run_in(const WorkerEnv& env, const Program& p, 
     for (const auto& n : names) out.push_back(failed_run(n, Stage::setup, why));
     return out;
   }
-  auto& worker = workers_[std::string(worker_kind_name(env.kind)) + ":" + env.path];
-  if (!worker) {
-    std::vector<std::string> argv =
-        python ? std::vector<std::string>{env.path, opt_.python_worker} : std::vector<std::string>{env.path, "worker"};
-    worker = std::make_unique<WorkerProcess>(argv, python ? 0 : opt_.memory_mb);
-  }
+  WorkerProcess& worker = worker_for(env, names);
   WorkerRequest req;
   req.runners = names;
   req.timed_calls = opt_.timed_calls;
@@ -72,7 +67,7 @@ std::vector<RunResult> Executor::run_in(const WorkerEnv& env, const Program& p, 
   // A paired request answers once every pair has run: give it the time of
   // all its calls.
   int timeout = opt_.timeout_ms * (pairs > 0 ? 1 + pairs / 10 : 1);
-  return worker->run(req, timeout);
+  return worker.run(req, timeout);
 }
 
 std::vector<RunResult> Executor::run_paired(const Program& p, const std::vector<std::string>& runners, int pairs,
@@ -98,6 +93,73 @@ std::vector<RunResult> Executor::run_paired(const Program& p, const std::vector<
   return results;
 }
 
+namespace {
+bool compiles(const std::string& python_runner) { return python_runner != "py-eager" && python_runner != "py-eager64"; }
+}  // namespace
+
+// The worker of `env`, started on first use. A Python worker about to compile
+// makes its first compile before any program (warm_compiler in worker.py), so
+// that no program's timeout pays for it.
+WorkerProcess& Executor::worker_for(const WorkerEnv& env, const std::vector<std::string>& names) {
+  bool python = env.kind == WorkerKind::python;
+  auto& worker = workers_[std::string(worker_kind_name(env.kind)) + ":" + env.path];
+  if (!worker) {
+    std::vector<std::string> argv =
+        python ? std::vector<std::string>{env.path, opt_.python_worker} : std::vector<std::string>{env.path, "worker"};
+    worker = std::make_unique<WorkerProcess>(argv, python ? 0 : opt_.memory_mb);
+    if (python && std::any_of(names.begin(), names.end(), compiles)) {
+      WorkerRequest warm;
+      warm.warm = true;
+      worker->run_frames(warm, 1, opt_.warm_timeout_ms);
+    }
+  }
+  return *worker;
+}
+
+void Executor::prefetch(const std::vector<Program>& programs, const std::vector<std::string>& test_runners) {
+  WorkerEnv env;
+  std::vector<std::string> names;  // the request's runners: references first, as evaluate orders them
+  nlohmann::json batch = nlohmann::json::array();
+  std::vector<std::string> texts;
+  for (const auto& p : programs) {
+    if (p.plan.world != 1) continue;
+    std::vector<std::string> refs, tests;
+    for (const auto& t : test_runners) {
+      auto spec = parse_runner(t);
+      if (!spec || !spec->supports(p)) continue;
+      WorkerEnv e = resolve_env(*spec, opt_.env_defaults());
+      if (e.kind != WorkerKind::python || e.path.empty() || spec->name_in_env() != t) continue;
+      env = e;
+      for (const auto& r : {spec->reference(p), spec->fp64_reference(p)})
+        if (std::find(refs.begin(), refs.end(), r) == refs.end()) refs.push_back(r);
+      tests.push_back(t);
+    }
+    refs.insert(refs.end(), tests.begin(), tests.end());
+    if (tests.empty() || (!names.empty() && refs != names)) continue;  // one runner list per request
+    names = refs;
+    batch.push_back(python_worker_program(p));
+    texts.push_back(print_program(p));
+  }
+  if (texts.size() < 2) return;  // nothing to share: run() runs it
+  WorkerRequest req;
+  req.runners = names;
+  req.python_batch = batch;
+  req.warmup = std::min(opt_.warmup, 2);
+  // Results come runner-major as each is known; a batched compiled runner's
+  // first one after every program of the batch compiled.
+  int timeout_ms = opt_.timeout_ms * static_cast<int>(std::max<size_t>(2, texts.size() / 2));
+  auto results = worker_for(env, names).run_frames(req, texts.size() * names.size(), timeout_ms);
+  for (size_t i = 0; i < results.size(); ++i) {
+    RunResult& r = results[i];
+    r.runner = names[i / texts.size()];  // runner-major: each runner, then each program
+    prefetched_[texts[i % texts.size()]][r.runner] = std::move(r);
+  }
+}
+
+bool Executor::prefetched(const Program& p) const { return prefetched_.count(print_program(p)) > 0; }
+
+void Executor::forget(const Program& p) { prefetched_.erase(print_program(p)); }
+
 std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::string>& runners) {
   // Runners grouped by the environment they run in, in order of first use.
   struct Group {
@@ -107,7 +169,16 @@ std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::st
   };
   std::vector<Group> groups;
   std::vector<RunResult> out(runners.size());
+  auto waiting = prefetched_.empty() ? prefetched_.end() : prefetched_.find(print_program(p));
   for (size_t i = 0; i < runners.size(); ++i) {
+    if (waiting != prefetched_.end()) {  // prefetch() ran it: taken once, a rerun runs again
+      auto r = waiting->second.find(runners[i]);
+      if (r != waiting->second.end()) {
+        out[i] = std::move(r->second);
+        waiting->second.erase(r);
+        continue;
+      }
+    }
     std::string error;
     auto spec = parse_runner(runners[i], &error);
     if (!spec) {
@@ -121,6 +192,7 @@ std::vector<RunResult> Executor::run(const Program& p, const std::vector<std::st
     g->names.push_back(spec->name_in_env());
     g->slots.push_back(i);
   }
+  if (waiting != prefetched_.end() && waiting->second.empty()) prefetched_.erase(waiting);
   for (const auto& g : groups) {
     auto results = run_in(g.env, p, g.names);
     for (size_t k = 0; k < g.slots.size(); ++k) {

@@ -24,6 +24,9 @@ struct ExecutorOptions {
   size_t memory_mb = 4096;    // address-space limit of the C++ worker
   int warmup = 3;
   int timed_calls = 0;           // steady-state calls each runner times (RunResult::call_ms)
+  // The first compile of a fresh Python worker (Inductor's precompiled header,
+  // the CPU's vector ISA check) is made before any program, with this bound.
+  int warm_timeout_ms = 600000;
   std::string backend = "gloo";  // process groups for world > 1: gloo or nccl
   bool rank_processes = false;   // Gloo ranks as processes, not threads
 
@@ -44,6 +47,17 @@ class Executor {
   // also carries a profile and leaves its Chrome trace there.
   std::vector<RunResult> run_paired(const Program& p, const std::vector<std::string>& runners, int pairs,
                                     const std::string& profile_dir = "");
+  // Runs programs through the Python runners among `test_runners` (and their
+  // references) in one request to the Python worker, which compiles several
+  // programs as one function (runners/python/batching.py). Each result is kept
+  // for the next run() of its program and runner, which takes it instead of
+  // running it again; a result run() never asks for is dropped by forget().
+  // Programs over several ranks, and runners of another environment, are left
+  // to run().
+  void prefetch(const std::vector<Program>& programs, const std::vector<std::string>& test_runners);
+  // Whether results of p are waiting from prefetch().
+  bool prefetched(const Program& p) const;
+  void forget(const Program& p);
   int restarts() const;
   // How many worker processes it keeps (one per environment met so far).
   size_t workers() const { return workers_.size(); }
@@ -52,8 +66,12 @@ class Executor {
   std::vector<RunResult> run_in(const WorkerEnv& env, const Program& p, const std::vector<std::string>& names,
                                 int pairs = 0, const std::string& profile_dir = "");
 
+  WorkerProcess& worker_for(const WorkerEnv& env, const std::vector<std::string>& names);
+
   ExecutorOptions opt_;
   std::map<std::string, std::unique_ptr<WorkerProcess>> workers_;  // by kind and path
+  // prefetch()'s results waiting for run(): program text -> runner -> result.
+  std::map<std::string, std::map<std::string, RunResult>> prefetched_;
 };
 
 }  // namespace dlfuzz

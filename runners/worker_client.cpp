@@ -101,9 +101,35 @@ std::string request_json(const WorkerRequest& req, size_t first) {
       {"world", req.world},     {"store_port", req.store_port},         {"timed_calls", req.timed_calls},
       {"pairs", req.pairs},     {"profile_dir", req.profile_dir}};
   j["runners"] = std::vector<std::string>(req.runners.begin() + first, req.runners.end());
+  if (!req.python_batch.is_null()) j["python_batch"] = req.python_batch;
+  if (req.warm) j["warm"] = true;
   return j.dump();
 }
 }  // namespace
+
+std::vector<RunResult> WorkerProcess::run_frames(const WorkerRequest& req, size_t expected, int timeout_ms) {
+  std::vector<RunResult> results;
+  if (pid_ < 0 && !start()) return results;
+  if (!write_frame(to_child_, request_json(req, 0))) {
+    stop();
+    ++restarts_;
+    return results;
+  }
+  while (results.size() < expected) {
+    std::string payload;
+    if (read_frame(from_child_, payload, timeout_ms) == ReadStatus::ok) {
+      try {
+        results.push_back(decode_result(payload));
+        continue;
+      } catch (const std::exception&) {
+      }
+    }
+    stop();  // hung, died or spoke nonsense: a fresh worker for what follows
+    ++restarts_;
+    break;
+  }
+  return results;
+}
 
 std::vector<RunResult> WorkerProcess::run(const WorkerRequest& req, int timeout_ms) {
   std::vector<RunResult> results;

@@ -19,6 +19,12 @@ struct WorkerRequest {
   // (python_worker_program in generator/emit.h).
   nlohmann::json python_program;
   std::vector<std::string> runners;
+  // Python worker only: several programs in one request, each through every
+  // runner (results runner-major), compiled runners sharing one compiled
+  // function where they can (runners/python/batching.py); or, with warm, no
+  // program: the worker compiles a tiny function and answers one result.
+  nlohmann::json python_batch;
+  bool warm = false;
   int warmup = 3;
   int timed_calls = 0;  // steady-state calls timed after the run (RunResult::call_ms)
   // > 0: a paired timing request (oracles/perf_oracle.h): the runners run
@@ -46,6 +52,10 @@ class WorkerProcess {
 
   // One result per requested runner, in order. timeout_ms bounds each runner.
   std::vector<RunResult> run(const WorkerRequest& req, int timeout_ms);
+  // A request answered by `expected` results (a batch, or warm: 1), each
+  // within timeout_ms of the one before. On a crash or timeout the worker is
+  // replaced and the results so far come back: the caller runs the rest again.
+  std::vector<RunResult> run_frames(const WorkerRequest& req, size_t expected, int timeout_ms);
   // Starts the worker now, from the calling thread, as run() does when none is
   // running. The worker dies with the thread that started it
   // (PR_SET_PDEATHSIG): start it from a thread that outlives it.

@@ -7,13 +7,18 @@ its function's source twice: as declared and with float64 dtypes; see
 python_worker_program in generator/emit.h) and a list of runners. The program
 runs through dlfuzz_runtime.py, beside this file, the text the standalone repro
 inlines. Each result is a JSON header followed by the tensors' raw bytes, the
-format runners/wire.cpp decodes.
+format runners/wire.cpp decodes. A request may instead carry "python_batch",
+several programs (run_batch: results runner-major, compiled runners sharing
+one compiled function, batching.py), or "warm" (warm_compiler: one result).
 
 Runners:
   py-eager          the program, eagerly (the reference for the others)
   py-eager64        the same in float64: float inputs, dtype literals and the default dtype
   inductor          torch.compile (default mode, Inductor)
-  inductor-dynamic  torch.compile(dynamic=True)
+  inductor-dynamic  torch.compile(dynamic=True), then called again with a batch of
+                    another size (resized_run), compared with py-eager-resized
+  py-eager-resized  py-eager, then again at that size: inductor-dynamic's reference
+  py-eager64-resized  its float64 twin
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   aoti              torch.export + AOTInductor (inference programs)
 
@@ -61,6 +66,7 @@ if "--rank" in sys.argv:  # a rank process dies with the worker, even while it i
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import batching  # noqa: E402
 import dlfuzz_runtime as rt  # noqa: E402
 import timing  # noqa: E402
 
@@ -191,10 +197,56 @@ RUNNERS = {
     "py-eager64": lambda meta, fn: fn,  # its function and inputs are float64 already (load())
     "inductor": lambda meta, fn: torch_compile(fn),
     "inductor-dynamic": lambda meta, fn: torch_compile(fn, dynamic=True),
+    "py-eager-resized": lambda meta, fn: fn,
+    "py-eager64-resized": lambda meta, fn: fn,
     "aot-eager": lambda meta, fn: torch_compile(fn, backend="aot_eager"),
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
     "fault-py-regression": lambda meta, fn: planted_regression(fn),
 }
+
+
+# Runners that run the program a second time with its batch resized: the same
+# compiled function meets inputs of another size (guards, a recompile or the
+# symbolic sizes of dynamic=True), compared with eager at that size.
+RESIZED_RUNNERS = ("inductor-dynamic", "py-eager-resized", "py-eager64-resized")
+
+
+def resized_meta(meta):
+    """meta with the batch resized: every data input (params keep their shapes)
+    whose dim 0 is the first data input's, B, gets B + 1 (3 when B is 0 or 1:
+    dynamic=True specializes those sizes). None when no data input has a dim."""
+    data = [i for i, spec in enumerate(meta.inputs) if i not in meta.params and spec[0]]
+    if not data:
+        return None
+    batch = meta.inputs[data[0]][0][0]
+    size = batch + 1 if batch >= 2 else 3
+    out = copy.copy(meta)
+    out.inputs = [(([size] + list(spec[0][1:])) if i in data and spec[0][0] == batch else spec[0],) + tuple(spec[1:])
+                  for i, spec in enumerate(meta.inputs)]
+    return out
+
+
+def append_resized(result, meta, program_fn, fn):
+    """The run at the resized batch appended to the result's outputs, losses,
+    grads and params, where eager accepts that size (a program whose shapes
+    are fixed by its ops, e.g. a reshape to literal sizes, is left as is: the
+    reference and the test decide alike, by eager)."""
+    resized = resized_meta(meta)
+    if resized is None:
+        return
+    try:
+        eager = rt.run(resized, program_fn)
+    except Exception:
+        return
+    if fn is not program_fn:
+        try:
+            got = rt.run(resized, fn)
+        except Exception as e:
+            raise RuntimeError(f"with the batch resized: {describe(e)}") from e
+    else:
+        got = eager
+    for key in ("outputs", "losses", "grads", "params"):
+        result[key] += list(got[key])
 
 
 def planted_regression(fn):
@@ -256,7 +308,7 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
     t0 = time.perf_counter()
     stage = "setup"
     try:
-        meta, program_fn = load(program, runner == "py-eager64")
+        meta, program_fn = load(program, runner in ("py-eager64", "py-eager64-resized"))
         stage = "compile"
         timing.reset_counters()
         fn = compiled_fn(runner, meta, program_fn)
@@ -283,6 +335,8 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
             result["counters"] = counters
         if profile_dir:
             result["profile"] = timing.profile_calls(meta, fn, 5, os.path.join(profile_dir, runner + ".json"))
+        if runner in RESIZED_RUNNERS:
+            append_resized(result, meta, program_fn, fn)
     except MemoryError as e:
         result.update(status="oom", stage=stage, error=f"MemoryError: {e}")
     except Exception as e:  # the system under test failing is data
@@ -336,6 +390,79 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
         if hasattr(torch, "_dynamo"):
             torch._dynamo.reset()
     return results
+
+
+# Compiled runners whose programs may share one compiled function (batching.py).
+BATCHED_RUNNERS = ("inductor", "aot-eager")
+
+
+def warm_compiler():
+    """Compile a tiny function with a backward, once per worker: Inductor's first
+    compile builds its precompiled header and checks the CPU's vector ISA (a
+    minute on two busy cores, once per cache directory), which no program's
+    timeout should pay."""
+    result = new_result("warm")
+    t0 = time.perf_counter()
+    try:
+        x = torch.ones(4, requires_grad=True)
+        torch_compile(lambda t: (t.sin() * 2.0).sum())(x).backward()
+    except Exception as e:  # torch 1.13 has no torch.compile: nothing to warm
+        result.update(status="exception", stage="compile", error=describe(e))
+    finally:
+        if hasattr(torch, "_dynamo"):
+            torch._dynamo.reset()
+    result["total_ms"] = (time.perf_counter() - t0) * 1000
+    return result
+
+
+def run_compiled_batch(runner, programs, warmup):
+    """programs through `runner` as one compiled function: one result each, or
+    None when the batch failed anywhere (then each runs alone to say which)."""
+    t0 = time.perf_counter()
+    try:
+        loaded = [load(p, False) for p in programs]
+        metas = [meta for meta, _ in loaded]
+        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas])
+        compiled = compiled_fn(runner, None, fn)
+        t1 = time.perf_counter()
+        for _ in range(warmup):  # compilation happens on the first calls
+            batching.run_batched(metas, compiled)
+        got = batching.run_batched(metas, compiled)
+        t2 = time.perf_counter()
+    except Exception:
+        return None
+    finally:
+        torch.set_default_dtype(torch.float32)
+        torch._dynamo.reset()
+    share = 1000.0 / len(programs)  # each program's part of the batch's time
+    return [new_result(runner, setup_ms=(t1 - t0) * share, run_ms=(t2 - t1) * share, total_ms=(t2 - t0) * share,
+                       outputs=g["outputs"], losses=g["losses"], grads=g["grads"], params=g["params"])
+            for g in got]
+
+
+def run_batch(programs, runners, warmup):
+    """Every program through every runner, yielded runner-major (for each runner,
+    each program's result) as soon as it is known. Eager runners run each
+    program alone; a batched compiled runner takes the programs eager ran that
+    may be batched (batching.batchable), inference and training apart; the
+    rest, and a batch that failed, run alone."""
+    eager_ok = [True] * len(programs)
+    for runner in runners:
+        if runner not in BATCHED_RUNNERS:
+            for k, program in enumerate(programs):
+                result = run_one(runner, program, warmup)
+                if runner == "py-eager" and result["status"] != "ok":
+                    eager_ok[k] = False
+                yield result
+            continue
+        batched = {}
+        members = [k for k, p in enumerate(programs) if eager_ok[k] and batching.batchable(p)]
+        for train in (False, True):
+            group = [k for k in members if (programs[k]["train"] is not None) == train]
+            got = run_compiled_batch(runner, [programs[k] for k in group], warmup) if len(group) > 1 else None
+            batched.update(zip(group, got or []))
+        for k, program in enumerate(programs):
+            yield batched[k] if k in batched else run_one(runner, program, warmup)
 
 
 def fold(runner, plan, param_shards, ranks):
@@ -462,6 +589,13 @@ def main():
             if frame is None:
                 return 0
             req = json.loads(frame)
+            if req.get("warm"):
+                write_frame(encode(warm_compiler()))
+                continue
+            if req.get("python_batch"):
+                for result in run_batch(req["python_batch"], req["runners"], int(req.get("warmup", 3))):
+                    write_frame(encode(result))
+                continue
             program = req["python_program"]
             world, plan = int(program["world"]), program["plan"]
             param_shards = [int(program["inputs"][i][6]) for i in program["params"]]

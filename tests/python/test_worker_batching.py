@@ -1,0 +1,133 @@
+"""Unit tests of the Python worker's batched runs (runners/python/batching.py,
+worker.run_batch) and its resized second call (worker.append_resized).
+
+    .venv/bin/python -m unittest discover -s tests/python
+"""
+import os
+import sys
+import unittest
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runners", "python"))
+import batching  # noqa: E402
+import dlfuzz_runtime as rt  # noqa: E402
+import worker  # noqa: E402
+
+HAS_COMPILE = hasattr(torch, "compile")
+
+
+def program(function, inputs, params=(), train=None, seed=42):
+    """A program as dlfuzz sends it to the worker (python_worker_program)."""
+    return {"seed": seed, "device": "cpu", "world": 1, "plan": "none", "inputs": inputs, "params": list(params),
+            "train": train, "function": function, "function_fp64": function}
+
+
+# (shape, dtype, init, lo, hi, layout, shard_dim, whole), as the emitter writes them.
+X = [[4, 3], "torch.float32", "uniform", -2.0, 2.0, "contiguous", -1, 0]
+W = [[3, 2], "torch.float32", "normal", 0.0, 0.5, "contiguous", -1, 0]
+INFER = program("def program(x0, w0):\n    return (torch.tanh(torch.matmul(x0, w0)),)\n", [X, W])
+INFER2 = program("def program(x0):\n    v1 = torch.sin(x0)\n    v1.add_(1.0)\n    return (v1, torch.sum(v1))\n", [X])
+TRAIN_SRC = "def program(x0, w0):\n    v1 = torch.tanh(torch.matmul(x0, w0))\n    return (v1, torch.mean(v1 * v1))\n"
+TRAIN_SGD = program(TRAIN_SRC, [X, W], [1], ["sgd", 0.1, 0.9, 0.01, 3])
+TRAIN_ADAM = program(TRAIN_SRC, [X, W], [1], ["adam", 0.01, 0.0, 0.0, 1], seed=7)
+# Shapes fixed by a literal: eager rejects another batch.
+FIXED = program("def program(x0):\n    return (torch.reshape(x0, [12]),)\n", [X])
+BRANCHY = program("def program(x0):\n    if bool(torch.sum(x0) > 0):\n        return (x0,)\n    return (-x0,)\n", [X])
+
+
+def alone(p):
+    meta, fn = worker.load(p, False)
+    return rt.run(meta, fn)
+
+
+def same(a, b):
+    return all((x is None and y is None) or torch.equal(x, y) for x, y in zip(a, b)) and len(a) == len(b)
+
+
+class Batched(unittest.TestCase):
+    def check_batch_equals_alone(self, programs):
+        loaded = [worker.load(p, False) for p in programs]
+        metas = [m for m, _ in loaded]
+        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas])
+        for p, got in zip(programs, batching.run_batched(metas, fn)):
+            want = alone(p)
+            for key in ("outputs", "grads", "params"):
+                self.assertTrue(same(got[key], want[key]), key)
+            self.assertEqual(got["losses"], want["losses"])
+
+    def test_inference_programs_give_what_each_gives_alone(self):
+        self.check_batch_equals_alone([INFER, INFER2])
+
+    def test_training_programs_with_their_own_steps_and_optimizers(self):
+        # 3 steps of SGD with weight decay beside 1 step of Adam: each program
+        # stops stepping after its own steps, its gradients are its own.
+        self.check_batch_equals_alone([TRAIN_SGD, TRAIN_ADAM])
+
+    def test_mixed_modes_are_refused(self):
+        loaded = [worker.load(p, False) for p in (INFER, TRAIN_SGD)]
+        fn = batching.combined_function([f for _, f in loaded], [2, 2])
+        with self.assertRaises(ValueError):
+            batching.run_batched([m for m, _ in loaded], fn)
+
+    def test_batchable(self):
+        self.assertTrue(batching.batchable(INFER))
+        self.assertFalse(batching.batchable(BRANCHY))
+        self.assertFalse(batching.batchable(dict(INFER, world=2)))
+
+    @unittest.skipUnless(HAS_COMPILE, "torch.compile needs PyTorch 2.x")
+    def test_run_batch_yields_runner_major_and_matches_alone(self):
+        programs = [INFER, INFER2, TRAIN_SGD, TRAIN_ADAM, BRANCHY]
+        runners = ["py-eager", "aot-eager"]
+        results = list(worker.run_batch(programs, runners, 1))
+        self.assertEqual([r["runner"] for r in results], ["py-eager"] * 5 + ["aot-eager"] * 5)
+        for p, r in zip(programs, results[5:]):
+            self.assertEqual(r["status"], "ok", r["error"])
+            want = worker.run_one("aot-eager", p, 1)
+            for key in ("outputs", "grads", "params"):
+                self.assertTrue(same(r[key], want[key]), key)
+
+    @unittest.skipUnless(HAS_COMPILE, "torch.compile needs PyTorch 2.x")
+    def test_a_failing_batch_runs_each_alone(self):
+        bad = program("def program(x0):\n    return (torch.matmul(x0, x0),)\n", [X])  # [4,3] @ [4,3]
+        results = list(worker.run_batch([INFER, bad, INFER2], ["aot-eager"], 1))
+        self.assertEqual([r["status"] for r in results], ["ok", "exception", "ok"])
+
+
+class Resized(unittest.TestCase):
+    def test_data_inputs_get_another_batch_params_keep_theirs(self):
+        meta = worker.load(TRAIN_SGD, False)[0]
+        resized = worker.resized_meta(meta)
+        self.assertEqual([s[0] for s in resized.inputs], [[5, 3], [3, 2]])
+        self.assertEqual([s[0] for s in meta.inputs], [[4, 3], [3, 2]])  # a copy
+        one = worker.load(program("def program(x0):\n    return (x0,)\n", [[[1, 2]] + X[1:]]), False)[0]
+        self.assertEqual(worker.resized_meta(one).inputs[0][0], [3, 2])  # past 0 and 1, which dynamic=True specializes
+
+    def test_reference_appends_the_resized_run(self):
+        r = worker.run_one("py-eager-resized", TRAIN_SGD, 1)
+        self.assertEqual(r["status"], "ok", r["error"])
+        self.assertEqual([list(t.shape) for t in r["outputs"]], [[4, 2], [5, 2]])
+        self.assertEqual(len(r["grads"]), 2)
+        self.assertEqual(len(r["losses"]), 6)
+
+    def test_a_program_eager_runs_at_one_size_only_is_left_as_is(self):
+        r = worker.run_one("py-eager-resized", FIXED, 1)
+        self.assertEqual(r["status"], "ok", r["error"])
+        self.assertEqual([list(t.shape) for t in r["outputs"]], [[12]])
+
+    @unittest.skipUnless(HAS_COMPILE, "torch.compile needs PyTorch 2.x")
+    def test_a_compiled_function_is_called_at_the_new_size(self):
+        # inductor-dynamic's own run goes through the worker in
+        # tests/runners/python_batch_test.cpp; here the same call, aot_eager.
+        p = program("def program(x0):\n    return (torch.sin(x0) * 2.0,)\n", [X])
+        meta, fn = worker.load(p, False)
+        compiled = torch.compile(fn, backend="aot_eager", dynamic=True)
+        got = {"outputs": [], "losses": [], "grads": [], "params": []}
+        worker.append_resized(got, meta, fn, compiled)
+        torch._dynamo.reset()
+        self.assertEqual([list(t.shape) for t in got["outputs"]], [[5, 3]])
+        resized = worker.resized_meta(meta)
+        self.assertTrue(torch.equal(got["outputs"][0], rt.run(resized, fn)["outputs"][0]))
+
+if __name__ == "__main__":
+    unittest.main()
