@@ -34,6 +34,7 @@ struct Shared {
   int64_t programs = 0, findings = 0, invalid = 0, flaky = 0, python_programs = 0;
   std::set<int64_t> bugs, new_bugs;
   std::map<std::string, int64_t> reference_errors;
+  std::map<std::string, int> perf_confirmed;  // by "ref|test|kind"
 };
 
 using Clock = std::chrono::steady_clock;
@@ -88,8 +89,19 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     } else {
       ev = evaluate(ex, p, runners, opt.recheck);
     }
-    if (opt.perf)
-      for (auto& f : performance_findings(eo, p, ev.results, opt.perf_options)) ev.findings.push_back(f);
+    if (opt.perf) {
+      // Confirming costs two fresh workers: a runner's kind of slowness seen
+      // confirmed often enough is not confirmed again (its bug has examples).
+      auto wanted = [&](const PerfCandidate& c) {
+        std::lock_guard<std::mutex> lock(sh.mu);
+        return sh.perf_confirmed[c.ref + "|" + c.test + "|" + c.kind] < opt.perf_options.max_confirmations;
+      };
+      for (auto& f : performance_findings(eo, p, ev.results, opt.perf_options, wanted)) {
+        std::lock_guard<std::mutex> lock(sh.mu);
+        ++sh.perf_confirmed[f.ref_runner + "|" + f.test_runner + "|" + f.stage];
+        ev.findings.push_back(f);
+      }
+    }
     std::lock_guard<std::mutex> lock(sh.mu);
     if (counts_programs) ++sh.programs;
     if (python_lane) ++sh.python_programs;

@@ -15,6 +15,7 @@
 // the compiled side, and whose evidence (JSON) holds both estimates, the
 // counters and the two profiles (the profile diff of the report).
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,16 +27,20 @@
 namespace dlfuzz {
 
 struct PerfOptions {
-  double threshold = 0.10;  // a slowdown counts above 1 + threshold (--perf-threshold)
-  int timed_calls = 5;      // stage 1: steady-state calls per runner in the campaign's run
-  int pairs = 30;           // stage 2: paired calls per batch
-  int max_pairs = 120;      // and at most this many while undecided
-  std::string profile_dir;  // Chrome traces of confirmed findings go here ("" = a temporary directory)
+  double threshold = 0.10;    // a slowdown counts above 1 + threshold (--perf-threshold)
+  int timed_calls = 5;        // stage 1: steady-state calls per runner in the campaign's run
+  int pairs = 30;             // stage 2: paired calls per batch
+  int max_pairs = 120;        // and at most this many while undecided
+  std::string profile_dir;    // Chrome traces of confirmed findings go here ("" = a temporary directory)
+  int max_confirmations = 5;  // a campaign confirms one runner's kind of slowness at most this often
 };
 
 struct PerfCandidate {
   std::string ref, test;
-  std::string kind;  // slower, recompiles, graph-break, unfused
+  // slower, recompiles, graph-break, unfused; once confirmed, a "slower"
+  // whose generated code is not slower than the reference's own ops
+  // becomes "overhead" (the framework around it is what costs)
+  std::string kind;
   double ratio = 1;  // stage 1's median ratio, test / ref
 };
 
@@ -52,9 +57,12 @@ std::optional<Finding> confirm_performance(const ExecutorOptions& ex, const Prog
                                            const PerfOptions& o);
 
 // Both stages over one evaluation's results (run with ExecutorOptions::
-// timed_calls = o.timed_calls): the confirmed performance findings.
+// timed_calls = o.timed_calls): the confirmed performance findings. Only
+// candidates `wanted` says yes to are confirmed (a campaign stops confirming
+// a kind of slowness it has confirmed often enough).
 std::vector<Finding> performance_findings(const ExecutorOptions& ex, const Program& p,
-                                          const std::vector<RunResult>& results, const PerfOptions& o);
+                                          const std::vector<RunResult>& results, const PerfOptions& o,
+                                          const std::function<bool(const PerfCandidate&)>& wanted = nullptr);
 
 // Is `signature` a performance finding's?
 bool is_performance_signature(const std::string& signature);

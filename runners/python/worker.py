@@ -358,6 +358,8 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
     one time per pair. Each runner defines the program anew, so that the
     compiled functions do not share Dynamo's cache on one code object."""
     results, fns, meta = [], [], None
+    if profile_dir and hasattr(torch, "_inductor"):  # Inductor's C++ kernels show in the profile by name
+        torch._inductor.config.cpp.enable_kernel_profile = True
     for runner in runners:
         result = new_result(runner)
         stage = "setup"
