@@ -50,7 +50,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   Executor ex(eo);
   std::map<int, GenPolicy> policies;
   for (int w : opt.worlds) {
-    policies[w] = policy_for_world(w);
+    policies[w] = policy_for_world(w, opt.policy);
     policies[w].device = opt.device;
   }
   while (!g_stop) {

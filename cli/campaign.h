@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "generator/gen_policy.h"
 #include "oracles/perf_oracle.h"
 
 namespace dlfuzz {
@@ -29,6 +30,7 @@ struct CampaignOptions {
   // Environments to run each runner on, oldest first, compared by the version
   // oracle (evaluate_versions); empty: the default environment only.
   std::vector<std::string> envs;
+#include "generator/gen_policy.h"
   // The timing oracle (oracles/perf_oracle.h): off unless --perf.
   bool perf = false;
   PerfOptions perf_options;

@@ -78,7 +78,13 @@ const std::set<std::string> kSelecting = {"reshape",
                                           "trunc",
                                           "repeat",
                                           "embedding",
-                                          "diagonal"};
+                                          "diagonal",
+                                          "index_select",
+                                          "gather",
+                                          "sort",
+                                          "topk",
+                                          "cummax",
+                                          "cummin"};
 }  // namespace
 
 Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges, int) {

@@ -125,6 +125,11 @@ void register_ops_binary(std::vector<OpSpec>& ops) {
   fmod.domain = Domain::nonzero;
   ops.push_back(fmod);
 
+  // floor_divide: Python's //, rounding toward -inf (trunc before PyTorch 1.13).
+  OpSpec floor_divide = binary("floor_divide", infer_binary);
+  floor_divide.domain = Domain::nonzero;
+  ops.push_back(floor_divide);
+
   ops.push_back(binary("maximum", infer_binary, false));
   ops.push_back(binary("minimum", infer_binary, false));
   OpSpec atan2 = binary("atan2", infer_binary_float, false);
