@@ -26,7 +26,8 @@ uint64_t GenPolicy::hash() const {
 
 GenPolicy policy_for_world(int world, GenPolicy base) {
   base.world = world;
-  if (world > 1 && base.family_weights["collective"] == 0) base.family_weights["collective"] = 6;
+  // As often as before the factory, index, scan and pad families came (a share of the weight).
+  if (world > 1 && base.family_weights["collective"] == 0) base.family_weights["collective"] = 7;
   return base;
 }
 

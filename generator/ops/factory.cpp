@@ -84,7 +84,11 @@ bool gen_factory(GenContext& g, const OpSpec& s, Node& n) {
   if (k != Kind::like) n.args.push_back({"size", IntList(shape)});
   bool explicit_dtype = k == Kind::plain ? c.coin(0.7) : c.coin(0.3);
   if (explicit_dtype && k != Kind::plain) dtype = g.random_dtype();
-  if (has_fill(s.name)) n.args.push_back({"fill_value", random_number(g, dtype, -3, 3)});
+  if (has_fill(s.name)) {
+    ArgValue fill = is_bool(dtype) ? ArgValue(c.coin(0.5)) : random_number(g, dtype, -3, 3);
+    if (!is_float(dtype) && std::holds_alternative<double>(fill)) fill = int64_t(2);  // the kinds stay apart
+    n.args.push_back({"fill_value", fill});
+  }
   if (explicit_dtype) n.args.push_back({"dtype", dtype});
   return true;
 }

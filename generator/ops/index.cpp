@@ -6,6 +6,7 @@
 // the op needs distinct indices (a write of different values to one place has
 // no defined winner: eager and compiled may both be right). Duplicates are
 // kept where they are defined: accumulation, and writes of one value.
+#include <cmath>
 #include <numeric>
 
 #include "generator/ops/common.h"
@@ -130,6 +131,13 @@ int unique_index(GenContext& g, int like, const Shape& shape, int dim, int64_t b
   return g.emit1("remainder", {{"self", ValueRef{o}}, {"other", bound}});
 }
 
+// A type that broadcasts to `shape` without adding dims.
+TensorType broadcasts_to(GenContext& g, const Shape& shape, DType dtype) {
+  TensorType t = broadcastable_type(g, shape, dtype);
+  while (t.rank() > static_cast<int>(shape.size())) t.shape.erase(t.shape.begin());
+  return t;
+}
+
 int tensor_like(GenContext& g, const TensorType& want) {
   return g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
 }
@@ -157,13 +165,15 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
   n.args = {{"self", ValueRef{*self}}};
   auto number = [&] {
     if (is_bool(st.dtype)) return ArgValue(c.coin(0.5));
-    if (is_float(st.dtype) && c.coin(0.3)) return ArgValue(c.pick(std::vector<double>{-INFINITY, INFINITY, 0.0}));
+    // Masks fill with -inf (attention) as often as the value policy lets them.
+    if (is_float(st.dtype) && g.policy().p_special_values > 0 && c.coin(0.3))
+      return ArgValue(c.pick(std::vector<double>{-INFINITY, INFINITY, 0.0}));
     ArgValue v = random_number(g, st.dtype, -3, 3);
     if (!is_float(st.dtype) && std::holds_alternative<double>(v)) v = int64_t(1);
     return v;
   };
   if (b == "masked_fill") {
-    TensorType mt = broadcastable_type(g, st.shape, DType::b8);
+    TensorType mt = broadcasts_to(g, st.shape, DType::b8);
     int mask = c.coin(0.5) && !is_bool(st.dtype) ? g.emit1("gt", {{"self", ValueRef{*self}}, {"other", random_number(g, st.dtype, -1, 1)}})
                            : g.new_input(mt);
     n.args.push_back({"mask", ValueRef{mask}});
@@ -179,7 +189,7 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
     Shape vs = {k};
     vs.insert(vs.end(), st.shape.begin() + m, st.shape.end());
     // Without accumulation, duplicate indices must all write the same value.
-    TensorType vt = accumulate ? broadcastable_type(g, vs, st.dtype) : TensorType{st.dtype, {}};
+    TensorType vt = accumulate ? broadcasts_to(g, vs, st.dtype) : TensorType{st.dtype, {}};
     n.args.push_back({"indices", ValueList{ids}});
     n.args.push_back({"values", ValueRef{tensor_like(g, vt)}});
     if (accumulate || c.coin(0.3)) n.args.push_back({"accumulate", accumulate});
@@ -245,7 +255,8 @@ void register_ops_index(std::vector<OpSpec>& ops) {
   const ParamSpec value = P("value", ParamKind::number);
   ops.push_back(indexed("index_select", {dim, index}));
   ops.push_back(indexed("gather", {dim, index}));
-  OpSpec scatter = indexed("scatter", {dim, index, T("src"), value});
+  // scatter's two overloads: a src tensor (positional) or a named number `value`.
+  OpSpec scatter = indexed("scatter", {dim, index, T("src"), A("value", ParamKind::number)});
   ops.push_back(scatter);
   OpSpec scatter_add = indexed("scatter_add", {dim, index, T("src")});
   ops.push_back(scatter_add);

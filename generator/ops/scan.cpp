@@ -21,7 +21,7 @@ std::string infer_scan(const Program& p, const Node& n, std::vector<TensorType>&
     int64_t size = self->rank() == 0 ? 1 : self->shape[dim];
     if (k < 0 || k > size) return "k out of range for the dim's size";
     if (self->rank() > 0) shape[dim] = k;
-    if (const Arg* s = n.arg("sorted"); s && s->value != ArgValue(true))
+    if (const Arg* s = n.arg("sorted"); s && !(s->value == ArgValue(true)))
       return "unsorted topk has no defined order to compare";
   }
   if ((n.op == "cummax" || n.op == "cummin") && !n.arg("dim")) return n.op + " needs a dim";

@@ -9,6 +9,7 @@
 #include "tests/generator/new_ops.h"
 
 #include "generator/dlf.h"
+#include "generator/gen_context.h"
 #include "generator/generator.h"
 #include "generator/summary.h"
 #include "generator/verify.h"
@@ -107,6 +108,38 @@ TEST(OpsScanPad, Infer) {
       {"floor_divide", {{"self", V(4)}, {"other", int64_t(2)}}, "i32[4,3]"},
       {"floor_divide", {{"self", V(4)}, {"other", 2.0}}, "f32[4,3]"},
   });
+}
+
+// Each new op placed many times into small programs (inference and training)
+// gives nodes that type-check and verify; in-place forms get a fresh
+// intermediate to write.
+TEST(OpsIndex, EachNewOpPlacedAloneVerifies) {
+  GenPolicy policy;
+  for (const auto& name : test::kNewOps) {
+    const OpSpec& spec = *find_op(name);
+    int ok = 0;
+    for (uint64_t seed = 0; seed < 200; ++seed) {
+      Program p;
+      if (seed % 3 == 0) p.train = TrainStep{};
+      SeededChoices c(seed * 7919 + spec.name.size());
+      GenContext g(p, c, policy);
+      for (int i = 0; i < 3; ++i) {
+        DType t = p.is_training() ? g.random_float_dtype() : g.random_dtype();
+        g.emit1("clone", {{"self", ValueRef{g.new_input({t, g.random_shape(0, 3)})}}});
+      }
+      Node n;
+      n.op = spec.name;
+      if (!spec.generate(g, spec, n)) continue;
+      auto outs = g.emit(n);
+      ASSERT_TRUE(outs.has_value()) << spec.name << " seed " << seed << ": " << g.last_error;
+      p.train.reset();  // no loss here: check the body only
+      ASSERT_EQ(verify(p), "") << spec.name << " seed " << seed;
+      std::string text = print_program(p);
+      ASSERT_EQ(print_program(parse_program(text).program), text) << spec.name << " seed " << seed;
+      ++ok;
+    }
+    EXPECT_GT(ok, 40) << spec.name << " was placed too rarely";
+  }
 }
 
 TEST(OpsIndex, EveryNewOpIsGeneratedValidAndRoundTrips) {
