@@ -138,8 +138,11 @@ TensorType broadcasts_to(GenContext& g, const Shape& shape, DType dtype) {
   return t;
 }
 
-int tensor_like(GenContext& g, const TensorType& want) {
-  return g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
+// An operand of type `want`; never one sharing memory with `self` (an
+// in-place write reading its own memory is an error in ATen).
+int tensor_like(GenContext& g, const TensorType& want, int self) {
+  int v = g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
+  return g.may_alias(v, self) ? g.new_input(want) : v;
 }
 
 bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
@@ -191,7 +194,7 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
     // Without accumulation, duplicate indices must all write the same value.
     TensorType vt = accumulate ? broadcasts_to(g, vs, st.dtype) : TensorType{st.dtype, {}};
     n.args.push_back({"indices", ValueList{ids}});
-    n.args.push_back({"values", ValueRef{tensor_like(g, vt)}});
+    n.args.push_back({"values", ValueRef{tensor_like(g, vt, *self)}});
     if (accumulate || c.coin(0.3)) n.args.push_back({"accumulate", accumulate});
     return true;
   }
@@ -204,7 +207,7 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
     Shape src = st.shape;
     src[dim] = k;
     if (b == "index_fill") n.args.push_back({"value", number()});
-    if (b == "index_add" || b == "index_copy") n.args.push_back({"source", ValueRef{tensor_like(g, {st.dtype, src})}});
+    if (b == "index_add" || b == "index_copy") n.args.push_back({"source", ValueRef{tensor_like(g, {st.dtype, src}, *self)}});
     if (b == "index_add" && c.coin(0.3))
       n.args.push_back({"alpha", is_float(st.dtype) ? ArgValue(c.uniform(-2, 2)) : ArgValue(int64_t(c.range(-2, 2)))});
     return true;
@@ -220,7 +223,7 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
     n.args.push_back({"value", number()});
     return true;
   }
-  n.args.push_back({"src", ValueRef{tensor_like(g, {st.dtype, is})}});
+  n.args.push_back({"src", ValueRef{tensor_like(g, {st.dtype, is}, *self)}});
   if (b == "scatter_reduce") {
     n.args.push_back({"reduce", c.pick(std::vector<std::string>{"sum", "prod", "mean", "amax", "amin"})});
     if (c.coin(0.5)) n.args.push_back({"include_self", c.coin(0.5)});
@@ -263,6 +266,7 @@ void register_ops_index(std::vector<OpSpec>& ops) {
   OpSpec scatter_reduce =
       indexed("scatter_reduce", {dim, index, T("src"), P("reduce", ParamKind::str), A("include_self", ParamKind::bool_)});
   scatter_reduce.float_only = true;
+  scatter_reduce.saves_output = true;  // amax, amin and prod read their result in backward
   ops.push_back(scatter_reduce);
   OpSpec index_add = indexed("index_add", {dim, index, T("source"), A("alpha", ParamKind::number)});
   ops.push_back(index_add);

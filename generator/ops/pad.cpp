@@ -1,5 +1,8 @@
 // Ops that write a constant into a region of a tensor: constant padding
-// (F.pad; negative pads crop) and the triangles tril/triu keep (the rest is 0).
+// (F.pad; negative pads crop; every padded dim keeps at least one element, as
+// LibTorch 1.13 requires) and the triangles tril/triu keep (the rest is 0).
+#include <algorithm>
+
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -16,8 +19,11 @@ std::string infer_pad(const Program& p, const Node& n, std::vector<TensorType>& 
   Shape shape = self->shape;
   for (size_t i = 0; i < pad->size() / 2; ++i) {
     int64_t& d = shape[shape.size() - 1 - i];
+    // ATen crops (narrows) by the negative pads first, then pads.
+    if (d + std::min<int64_t>(0, (*pad)[2 * i]) + std::min<int64_t>(0, (*pad)[2 * i + 1]) < 0)
+      return "negative pads crop more than the dim holds";
     d += (*pad)[2 * i] + (*pad)[2 * i + 1];
-    if (d < 0) return "padding makes a negative size";
+    if (d < 1) return "a padded dim must keep at least one element";
   }
   if (const Arg* v = n.arg("value")) {
     ScalarKind k = scalar_kind(v->value);
@@ -37,9 +43,11 @@ bool gen_pad(GenContext& g, const OpSpec& s, Node& n) {
   IntList pad;
   for (int i = 0; i < dims; ++i) {
     int64_t size = t.shape[t.rank() - 1 - i];
-    // Mostly growth; sometimes a crop that leaves at least nothing.
-    int64_t before = c.coin(0.2) ? -c.range(0, size / 2) : c.range(0, 2);
-    int64_t after = c.coin(0.2) ? -c.range(0, size - size / 2) : c.range(0, 2);
+    // Mostly growth; sometimes a crop that leaves at least one element.
+    int64_t before = c.coin(0.2) ? -c.range(0, std::max<int64_t>(0, (size - 1) / 2)) : c.range(0, 2);
+    int64_t cropped = std::max<int64_t>(0, -before);
+    int64_t after = c.coin(0.2) ? -c.range(0, std::max<int64_t>(0, size - 1 - cropped)) : c.range(0, 2);
+    if (size + before + after < 1) after = 1 - size - before;  // a zero-size dim grows
     pad.push_back(before), pad.push_back(after);
   }
   n.args = {{"self", ValueRef{*v}}, {"pad", pad}};

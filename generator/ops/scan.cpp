@@ -70,11 +70,17 @@ OpSpec scan(const std::string& name, std::vector<ParamSpec> rest) {
 
 void register_ops_scan(std::vector<OpSpec>& ops) {
   ops.push_back(scan("sort", {A("dim", ParamKind::int_), A("descending", ParamKind::bool_)}));
-  ops.push_back(scan("topk", {{"k", ParamKind::int_, false, true},
+  OpSpec topk = scan("topk", {{"k", ParamKind::int_, false, true},
                               A("dim", ParamKind::int_),
                               A("largest", ParamKind::bool_),
-                              A("sorted", ParamKind::bool_)}));
-  for (const char* name : {"cummax", "cummin"}) ops.push_back(scan(name, {A("dim", ParamKind::int_)}));
+                              A("sorted", ParamKind::bool_)});
+  topk.half_ok = false;  // no f16 kernel in LibTorch 1.13
+  ops.push_back(topk);
+  for (const char* name : {"cummax", "cummin"}) {
+    OpSpec s = scan(name, {A("dim", ParamKind::int_)});
+    s.half_ok = false;  // no f16 kernel in LibTorch 1.13
+    ops.push_back(s);
+  }
 }
 
 }  // namespace dlfuzz
