@@ -85,7 +85,8 @@ bool gen_factory(GenContext& g, const OpSpec& s, Node& n) {
   bool explicit_dtype = k == Kind::plain ? c.coin(0.7) : c.coin(0.3);
   if (explicit_dtype && k != Kind::plain) dtype = g.random_dtype();
   if (has_fill(s.name)) {
-    ArgValue fill = is_bool(dtype) ? ArgValue(c.coin(0.5)) : random_number(g, dtype, -3, 3);
+    // (TorchScript takes no bool for a Scalar: a bool tensor is filled with 0 or 1.)
+    ArgValue fill = is_bool(dtype) ? ArgValue(int64_t(c.below(2))) : random_number(g, dtype, -3, 3);
     if (!is_float(dtype) && std::holds_alternative<double>(fill)) fill = int64_t(2);  // the kinds stay apart
     n.args.push_back({"fill_value", fill});
   }

@@ -167,7 +167,7 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
   const int64_t max_dim = g.policy().max_dim;
   n.args = {{"self", ValueRef{*self}}};
   auto number = [&] {
-    if (is_bool(st.dtype)) return ArgValue(c.coin(0.5));
+    if (is_bool(st.dtype)) return ArgValue(int64_t(c.below(2)));  // TorchScript: no bool Scalar
     // Masks fill with -inf (attention) as often as the value policy lets them.
     if (is_float(st.dtype) && g.policy().p_special_values > 0 && c.coin(0.3))
       return ArgValue(c.pick(std::vector<double>{-INFINITY, INFINITY, 0.0}));
