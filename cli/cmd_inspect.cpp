@@ -83,8 +83,7 @@ void add_inspect(CLI::App& app, std::function<int()>* action) {
           std::cout << f << ": " << s.nodes << " nodes, " << s.ops.size() << " distinct ops"
                     << (s.training ? ", training" : ", inference") << (s.control_flow ? ", control flow" : "")
                     << (s.inplace ? ", in-place" : "") << (s.inplace_on_view ? " (through a view)" : "")
-                    << (s.special_values ? ", special values" : "") << ", world "
-                    << s.world << "\n";
+                    << (s.special_values ? ", special values" : "") << ", world " << s.world << "\n";
         }
       }
       if (o->totals) totals.print(o->json);

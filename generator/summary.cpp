@@ -42,11 +42,16 @@ bool is_special_number(double d) {
 }
 
 nlohmann::json to_json(const ProgramSummary& s) {
-  return {{"nodes", s.nodes},       {"ops", s.ops},
-          {"training", s.training}, {"control_flow", s.control_flow},
-          {"inplace", s.inplace},   {"inplace_on_view", s.inplace_on_view},
-          {"world", s.world},       {"inputs", s.inputs},
-          {"params", s.params},     {"special_values", s.special_values},
+  return {{"nodes", s.nodes},
+          {"ops", s.ops},
+          {"training", s.training},
+          {"control_flow", s.control_flow},
+          {"inplace", s.inplace},
+          {"inplace_on_view", s.inplace_on_view},
+          {"world", s.world},
+          {"inputs", s.inputs},
+          {"params", s.params},
+          {"special_values", s.special_values},
           {"written_values", s.written_values}};
 }
 

@@ -144,8 +144,8 @@ TensorType broadcastable_type(GenContext& g, const Shape& shape, DType dtype) {
 ArgValue special_number(GenContext& g, DType t) {
   Choices& c = g.choices();
   DType ft = is_float(t) ? t : DType::f32;
-  const std::vector<double> values = {NAN,  INFINITY, -INFINITY, -0.0, 0.0, float_tiny(ft) / 4, float_max(ft),
-                                      -float_max(ft), 1e-30};
+  const std::vector<double> values = {NAN,           INFINITY,       -INFINITY, -0.0, 0.0, float_tiny(ft) / 4,
+                                      float_max(ft), -float_max(ft), 1e-30};
   return c.pick(values);
 }
 

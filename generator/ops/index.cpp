@@ -23,7 +23,9 @@ ParamSpec index_param(const std::string& name) {
 }
 
 std::string base_name(const std::string& op) { return op.back() == '_' ? op.substr(0, op.size() - 1) : op; }
-bool dim_list_op(const std::string& b) { return b == "index_select" || b == "index_add" || b == "index_copy" || b == "index_fill"; }
+bool dim_list_op(const std::string& b) {
+  return b == "index_select" || b == "index_add" || b == "index_copy" || b == "index_fill";
+}
 bool scatter_like(const std::string& b) { return b == "scatter" || b == "scatter_add" || b == "scatter_reduce"; }
 
 std::string check_index(const TensorType* idx, const char* what) {
@@ -177,8 +179,9 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
   };
   if (b == "masked_fill") {
     TensorType mt = broadcasts_to(g, st.shape, DType::b8);
-    int mask = c.coin(0.5) && !is_bool(st.dtype) ? g.emit1("gt", {{"self", ValueRef{*self}}, {"other", random_number(g, st.dtype, -1, 1)}})
-                           : g.new_input(mt);
+    int mask = c.coin(0.5) && !is_bool(st.dtype)
+                   ? g.emit1("gt", {{"self", ValueRef{*self}}, {"other", random_number(g, st.dtype, -1, 1)}})
+                   : g.new_input(mt);
     n.args.push_back({"mask", ValueRef{mask}});
     n.args.push_back({"value", number()});
     return true;
@@ -207,7 +210,8 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
     Shape src = st.shape;
     src[dim] = k;
     if (b == "index_fill") n.args.push_back({"value", number()});
-    if (b == "index_add" || b == "index_copy") n.args.push_back({"source", ValueRef{tensor_like(g, {st.dtype, src}, *self)}});
+    if (b == "index_add" || b == "index_copy")
+      n.args.push_back({"source", ValueRef{tensor_like(g, {st.dtype, src}, *self)}});
     if (b == "index_add" && c.coin(0.3))
       n.args.push_back({"alpha", is_float(st.dtype) ? ArgValue(c.uniform(-2, 2)) : ArgValue(int64_t(c.range(-2, 2)))});
     return true;
@@ -215,7 +219,8 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
   // gather / scatter*: an index of self's rank, no larger than self off dim.
   bool distinct = b == "scatter" && c.coin(0.5);  // scatter of a src: distinct along dim
   Shape is(rank);
-  for (int d = 0; d < rank; ++d) is[d] = d == dim ? (distinct ? c.range(1, size) : c.range(1, max_dim)) : c.range(1, st.shape[d]);
+  for (int d = 0; d < rank; ++d)
+    is[d] = d == dim ? (distinct ? c.range(1, size) : c.range(1, max_dim)) : c.range(1, st.shape[d]);
   int index = distinct ? unique_index(g, *self, is, dim, size) : g.new_index_input(is, size);
   n.args.push_back({"index", ValueRef{index}});
   if (b == "gather") return true;
@@ -263,8 +268,8 @@ void register_ops_index(std::vector<OpSpec>& ops) {
   ops.push_back(scatter);
   OpSpec scatter_add = indexed("scatter_add", {dim, index, T("src")});
   ops.push_back(scatter_add);
-  OpSpec scatter_reduce =
-      indexed("scatter_reduce", {dim, index, T("src"), P("reduce", ParamKind::str), A("include_self", ParamKind::bool_)});
+  OpSpec scatter_reduce = indexed(
+      "scatter_reduce", {dim, index, T("src"), P("reduce", ParamKind::str), A("include_self", ParamKind::bool_)});
   scatter_reduce.float_only = true;
   scatter_reduce.saves_output = true;  // amax, amin and prod read their result in backward
   ops.push_back(scatter_reduce);

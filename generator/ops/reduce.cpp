@@ -189,8 +189,8 @@ OpSpec reduction(const std::string& name, bool keepdim, bool dtype_param, bool f
   s.differentiable = !r.long_out;
   s.bool_ok = !float_only && !r.long_out;  // argmax has no bool kernel in 1.13
   // Backward formulas that read the result: a later in-place write to it breaks them.
-  s.saves_output = name == "prod" || name == "cumprod" || name == "amax" || name == "amin" || name == "std" || name == "logsumexp" ||
-                   name == "softmax" || name == "log_softmax";
+  s.saves_output = name == "prod" || name == "cumprod" || name == "amax" || name == "amin" || name == "std" ||
+                   name == "logsumexp" || name == "softmax" || name == "log_softmax";
   s.python = "torch." + name;
   return s;
 }

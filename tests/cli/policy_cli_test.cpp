@@ -44,10 +44,10 @@ std::string read(const fs::path& p) {
 TEST(CliPolicy, GenFollowsPolicyAndOps) {
   fs::path dir = temp_dir();
   std::ofstream(dir / "policy.json") << R"({"p_training": 0, "max_nodes": 8, "family_weights": {"scan": 100}})";
-  ASSERT_EQ(dlfuzz("gen --seed 1 --count 20 --policy " + (dir / "policy.json").string() + " -o " +
-                   (dir / "scan").string())
-                .code,
-            0);
+  ASSERT_EQ(
+      dlfuzz("gen --seed 1 --count 20 --policy " + (dir / "policy.json").string() + " -o " + (dir / "scan").string())
+          .code,
+      0);
   ASSERT_EQ(dlfuzz("gen --seed 1 --count 20 --ops gather,pad -o " + (dir / "ops").string()).code, 0);
   int scan = 0, ops = 0;
   for (int seed = 1; seed <= 20; ++seed) {

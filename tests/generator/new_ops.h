@@ -9,11 +9,11 @@
 namespace dlfuzz::test {
 
 inline const std::vector<std::string> kNewOps = {
-    "zeros_like",   "ones_like",    "full_like",   "new_zeros",    "new_ones",       "new_full",  "zeros",
-    "ones",         "full",         "arange",      "index_select", "gather",         "scatter",   "scatter_add",
-    "scatter_reduce", "index_add",  "index_copy",  "index_fill",   "masked_fill",    "index_put", "scatter_",
-    "scatter_add_", "index_add_",   "index_copy_", "index_fill_",  "masked_fill_",   "index_put_", "sort",
-    "topk",         "cummax",       "cummin",      "cumprod",      "pad",            "tril",      "triu",
+    "zeros_like",     "ones_like",  "full_like",   "new_zeros",    "new_ones",     "new_full",   "zeros",
+    "ones",           "full",       "arange",      "index_select", "gather",       "scatter",    "scatter_add",
+    "scatter_reduce", "index_add",  "index_copy",  "index_fill",   "masked_fill",  "index_put",  "scatter_",
+    "scatter_add_",   "index_add_", "index_copy_", "index_fill_",  "masked_fill_", "index_put_", "sort",
+    "topk",           "cummax",     "cummin",      "cumprod",      "pad",          "tril",       "triu",
     "floor_divide"};
 
 // The new families weigh 8, every other family 1 (collectives 0).

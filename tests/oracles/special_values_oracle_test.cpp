@@ -26,9 +26,8 @@ HostTensor f64(const std::vector<double>& v) { return make(DType::f64, v); }
 }  // namespace
 
 TEST(SpecialValuesOracle, SameNaNAndInfAndSignedZerosAgree) {
-  EXPECT_EQ(compare_tensor(f32({NAN, INFINITY, -INFINITY, -0.0f, 1}), f32({NAN, INFINITY, -INFINITY, 0.0f, 1}),
-                           nullptr),
-            "");
+  EXPECT_EQ(
+      compare_tensor(f32({NAN, INFINITY, -INFINITY, -0.0f, 1}), f32({NAN, INFINITY, -INFINITY, 0.0f, 1}), nullptr), "");
   float denormal = 1e-40f;
   EXPECT_EQ(compare_tensor(f32({denormal, 3e38f}), f32({0.0f, 3e38f}), nullptr), "") << "within atol";
 }
