@@ -14,6 +14,7 @@ import argparse
 import datetime
 import hashlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -429,14 +430,20 @@ def max_diff(a, b):
     return float(d.max())
 
 
+def _json_float(v):
+    # Strict JSON has no NaN or Inf: "nan", "inf", "-inf" as the C++ side writes them.
+    v = float(v)
+    return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+
+
 def to_json(result):
     def t(x):
         if x is None:
             return None
         x = x.detach()
         return {"dtype": str(x.dtype), "shape": list(x.shape),
-                "values": [float(v) for v in x.double().reshape(-1).tolist()]}
-    return {"outputs": [t(x) for x in result["outputs"]], "losses": result["losses"],
+                "values": [_json_float(v) for v in x.double().reshape(-1).tolist()]}
+    return {"outputs": [t(x) for x in result["outputs"]], "losses": [_json_float(v) for v in result["losses"]],
             "grads": [t(x) for x in result["grads"]], "params": [t(x) for x in result["params"]]}
 
 

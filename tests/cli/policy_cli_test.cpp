@@ -27,8 +27,10 @@ Outcome dlfuzz(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// One directory per test: ctest runs the tests side by side.
 fs::path temp_dir() {
-  fs::path dir = fs::temp_directory_path() / "dlfuzz_policy_cli_test";
+  fs::path dir = fs::temp_directory_path() / "dlfuzz_policy_cli_test" /
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -58,7 +58,9 @@ TEST(ValuePolicy, SpecialValuesAreMixedInAtAModerateShare) {
         << "seed " << seed;
     for_each_node(p.body, [&](const Node& n) {
       for (const auto& a : n.args)
-        if (auto* d = std::get_if<double>(&a.value)) EXPECT_TRUE(std::isfinite(*d)) << "seed " << seed;
+        if (auto* d = std::get_if<double>(&a.value)) {
+          EXPECT_TRUE(std::isfinite(*d)) << "seed " << seed;
+        }
     });
   }
 }

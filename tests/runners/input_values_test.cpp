@@ -48,8 +48,10 @@ bool same_bits(double a, double b) {
 std::vector<std::vector<double>> python_values(const std::string& python, const Program& p) {
   fs::path dir = fs::temp_directory_path() / "dlfuzz_input_values_test";
   fs::create_directories(dir);
-  std::string repro = (dir / "repro.py").string(), script = (dir / "dump.py").string();
-  std::string out = (dir / ("values" + std::to_string(std::hash<std::string>()(python)) + ".txt")).string();
+  // Files of their own per interpreter: ctest runs the tests side by side.
+  std::string tag = std::to_string(std::hash<std::string>()(python));
+  std::string repro = (dir / ("repro" + tag + ".py")).string(), script = (dir / ("dump" + tag + ".py")).string();
+  std::string out = (dir / ("values" + tag + ".txt")).string();
   std::ofstream(repro) << emit_python(p);
   std::ofstream(script) << "import runpy, sys\n"
                            "ns = runpy.run_path(sys.argv[1], run_name='dlfuzz_repro')\n"
