@@ -30,10 +30,11 @@ struct CampaignOptions {
   // Environments to run each runner on, oldest first, compared by the version
   // oracle (evaluate_versions); empty: the default environment only.
   std::vector<std::string> envs;
-#include "generator/gen_policy.h"
   // The timing oracle (oracles/perf_oracle.h): off unless --perf.
   bool perf = false;
   PerfOptions perf_options;
+  // The generator's policy (--policy, --ops); world and collectives per world size.
+  GenPolicy policy;
 };
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.
