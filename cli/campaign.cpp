@@ -52,7 +52,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   Executor ex(eo);
   std::map<int, GenPolicy> policies;
   for (int w : opt.worlds) {
-    policies[w] = policy_for_world(w);
+    policies[w] = policy_for_world(w, opt.policy);
     policies[w].device = opt.device;
   }
   // The PyTorch 2.x lane takes `batch` programs at a time and runs their

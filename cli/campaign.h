@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "generator/gen_policy.h"
 #include "oracles/perf_oracle.h"
 
 namespace dlfuzz {
@@ -35,6 +36,8 @@ struct CampaignOptions {
   // The timing oracle (oracles/perf_oracle.h): off unless --perf.
   bool perf = false;
   PerfOptions perf_options;
+  // The generator's policy (--policy, --ops); world and collectives per world size.
+  GenPolicy policy;
 };
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.

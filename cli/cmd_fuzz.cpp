@@ -1,4 +1,5 @@
 // dlfuzz fuzz [--time 10m | --programs N] [--runners ...] [--jobs J] [--seed S] [--db dlfuzz.db]
+//             [--policy FILE] [--ops a,b]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/options.h"
+#include "cli/policy_options.h"
 #include "oracles/evaluate.h"
 #include "runners/executor.h"
 #include "runners/runner.h"
@@ -26,7 +28,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     uint64_t seed = 1;
     bool no_progress = false, no_recheck = false;
     double reduce = 0;
-    std::string envs;
+    std::string envs, policy, ops;
     bool perf = false;
     double perf_threshold = 0.10;
   };
@@ -63,6 +65,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--reduce", o->reduce,
                   "after the campaign, reduce each new bug for up to this many seconds (into DB.reduced/)");
   add_perf_options(cmd, o->perf, o->perf_threshold);
+  add_policy_options(cmd, o->policy, o->ops);
   cmd->callback([o, action, runners_opt] {
     *action = [o, runners_opt]() -> int {
       CampaignOptions c;
@@ -109,6 +112,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       c.perf_options.threshold = o->perf_threshold;
       if (!o->envs.empty()) c.envs = CLI::detail::split(o->envs, ',');
       if (!check_env_names("fuzz", c.envs)) return kExitUsage;
+      if (!read_policy("fuzz", o->policy, o->ops, c.policy)) return kExitUsage;
       return run_campaign(c);
     };
   });

@@ -1,9 +1,10 @@
-// dlfuzz gen --seed S [--count N] [--world W] [-o PATH]
+// dlfuzz gen --seed S [--count N] [--world W] [-o PATH] [--policy FILE] [--ops a,b]
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/policy_options.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
 
@@ -14,7 +15,7 @@ void add_gen(CLI::App& app, std::function<int()>* action) {
   struct Opts {
     uint64_t seed = 0;
     int count = 1, world = 1;
-    std::string out, device = "cpu";
+    std::string out, device = "cpu", policy, ops;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--seed", o->seed, "first seed")->required();
@@ -26,9 +27,12 @@ void add_gen(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--device", o->device, "where the runners put the tensors: cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
+  add_policy_options(cmd, o->policy, o->ops);
   cmd->callback([o, action] {
     *action = [o]() -> int {
-      GenPolicy policy = policy_for_world(o->world);
+      GenPolicy base;
+      if (!read_policy("gen", o->policy, o->ops, base)) return kExitUsage;
+      GenPolicy policy = policy_for_world(o->world, base);
       policy.device = o->device;
       if (o->count > 1 && !o->out.empty()) std::filesystem::create_directories(o->out);
       for (int i = 0; i < o->count; ++i) {

@@ -316,8 +316,12 @@ class Parser {
           d.placement.whole = parse_int(lp.next().text, wc);
         }
         lp.expect(")");
-      } else if (w == "range" || w == "normal") {
-        d.init = w == "range" ? Init::uniform : Init::normal;
+      } else if (w == "range" || w == "normal" || w == "special" || w == "ints" || w == "decimals") {
+        d.init = w == "range"     ? Init::uniform
+                 : w == "normal"  ? Init::normal
+                 : w == "special" ? Init::special
+                 : w == "ints"    ? Init::ints
+                                  : Init::decimals;
         lp.expect("(");
         int c1 = lp.col();
         d.lo = parse_double(lp.next().text, c1);

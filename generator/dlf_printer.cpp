@@ -93,6 +93,9 @@ struct Printer {
       case Init::normal: s += fmt::format(" normal({},{})", num(in.lo), num(in.hi)); break;
       case Init::zeros: s += " zeros"; break;
       case Init::ones: s += " ones"; break;
+      case Init::special:
+      case Init::ints:
+      case Init::decimals: s += fmt::format(" {}({},{})", init_name(in.init), num(in.lo), num(in.hi)); break;
     }
     line(0, s);
   }

@@ -105,4 +105,21 @@ DType ResultType::result() const {
   return r ? *r : DType::f32;
 }
 
+double float_max(DType t) {
+  switch (t) {
+    case DType::f16: return 65504.0;
+    case DType::bf16: return 3.3895313892515355e+38;
+    case DType::f64: return 1.7976931348623157e+308;
+    default: return 3.4028234663852886e+38;
+  }
+}
+
+double float_tiny(DType t) {
+  switch (t) {
+    case DType::f16: return 6.103515625e-05;
+    case DType::f64: return 2.2250738585072014e-308;
+    default: return 1.1754943508222875e-38;  // f32 and bf16 share the exponent range
+  }
+}
+
 }  // namespace dlfuzz

@@ -41,6 +41,10 @@ class ResultType {
   std::optional<DType> dim_, zero_, wrapped_;
 };
 
+// torch.finfo(t).max and .tiny (the smallest normal value) of a floating dtype.
+double float_max(DType t);
+double float_tiny(DType t);
+
 // Ops like sin/exp/sqrt/div turn integer and bool inputs into the default float.
 inline DType to_float_default(DType t) { return is_float(t) ? t : DType::f32; }
 

@@ -150,7 +150,9 @@ class FunctionWriter {
     for (int o : n.outputs) outs.push_back(py_name(p_, o));
     // Ops returning a list or tuple are indexed: TorchScript can't unpack a
     // list whose length it does not know.
-    bool sequence = outs.size() > 1 || n.op == "split" || n.op == "chunk" || n.op == "unbind";
+    const OpSpec* spec = find_op(n.op);
+    bool sequence =
+        outs.size() > 1 || n.op == "split" || n.op == "chunk" || n.op == "unbind" || (spec && spec->tuple_result);
     if (!sequence) {
       line(depth, outs.at(0) + " = " + call(n));
       return;

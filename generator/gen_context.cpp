@@ -66,6 +66,9 @@ int GenContext::add_input(const TensorType& t, InputKind k, Init init, double a,
   root_.resize(p_.values.size());
   root_[id] = id;
   if (init == Init::uniform) ranges_[id] = {a, is_float(t.dtype) ? b : b - 1};
+  else if (init == Init::ints) ranges_[id] = {a, b - 1};
+  else if (init == Init::decimals) ranges_[id] = {a - 0.1, b};
+  else if (init == Init::special) ranges_[id] = Interval{};  // NaN and Inf: nothing is known
   else if (init == Init::zeros) ranges_[id] = {0, 0};
   else if (init == Init::ones) ranges_[id] = {1, 1};
   no_write_.insert(id);
@@ -74,7 +77,13 @@ int GenContext::add_input(const TensorType& t, InputKind k, Init init, double a,
 }
 
 int GenContext::new_input(const TensorType& t) {
-  if (is_float(t.dtype)) return add_input(t, InputKind::data, Init::uniform, -2, 2);
+  if (is_float(t.dtype)) {
+    if (c_.coin(policy_.p_special_values)) return add_input(t, InputKind::data, Init::special, -2, 2);
+    if (c_.coin(policy_.p_written_values))
+      return c_.coin(0.5) ? add_input(t, InputKind::data, Init::ints, -4, 5)
+                          : add_input(t, InputKind::data, Init::decimals, -2, 2);
+    return add_input(t, InputKind::data, Init::uniform, -2, 2);
+  }
   if (is_bool(t.dtype)) return add_input(t, InputKind::data, Init::uniform, 0, 2);
   if (t.dtype == DType::u8) return add_input(t, InputKind::data, Init::uniform, 0, 10);
   return add_input(t, InputKind::data, Init::uniform, -5, 6);
@@ -82,6 +91,10 @@ int GenContext::new_input(const TensorType& t) {
 
 int GenContext::new_param(const TensorType& t, Init init, double a, double b) {
   return add_input(t, InputKind::param, init, a, b);
+}
+
+int GenContext::new_index_input(const Shape& shape, int64_t bound) {
+  return add_input({DType::i64, shape}, InputKind::data, Init::uniform, 0, static_cast<double>(bound));
 }
 
 int GenContext::in_domain(int v, Domain d, DType) {

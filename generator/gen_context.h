@@ -43,6 +43,9 @@ class GenContext {
   int pick_or_input(const TypePred& pred, const TensorType& fresh);
   int new_input(const TensorType& t);
   int new_param(const TensorType& t, Init init, double a, double b);
+  // A fresh i64 data input whose values are indices in [0, bound): in range
+  // for an op that indexes a dim of that size (bound >= 1).
+  int new_index_input(const Shape& shape, int64_t bound);
   // An operand whose elements satisfy the op's domain, inserting abs/add/clamp
   // nodes in front when they may not.
   int in_domain(int value, Domain d, DType want_float = DType::f32);

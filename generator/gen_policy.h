@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "generator/dtype.h"
 
@@ -21,8 +22,13 @@ struct GenPolicy {
   double p_control_flow = 0.25;  // chance per program of one loop or if
   double p_inplace = 0.25;       // chance per program of an in-place pattern
   int max_outputs = 3;
-  // Special values (NaN, +-Inf, -0.0, denormals) in inputs; off by default.
-  double p_special_values = 0.0;
+  // The value policy, per floating data input and per Python-number argument:
+  // special values (NaN, +-Inf, -0.0, denormals, the dtype's limits; inputs
+  // get Init::special) and the values people write (small integers, one
+  // decimal digit). Both are rarer than plain uniform values: a program whose
+  // reference is all NaN tests nothing.
+  double p_special_values = 0.06;
+  double p_written_values = 0.15;
   // Ranks of generated programs. Above 1: training programs get a dp or zero
   // plan, inference programs explicit collectives (see policy_for_world).
   int world = 1;
@@ -34,16 +40,33 @@ struct GenPolicy {
                                            {DType::i8, 2},   {DType::u8, 2},  {DType::b8, 4}};
   // Relative weight of each op family (see generator/ops/families.def).
   std::map<std::string, double> family_weights = {
-      {"unary", 14}, {"activation", 12}, {"binary", 14}, {"compare", 4}, {"ternary", 4},   {"cast", 3},
-      {"reduce", 8}, {"shape", 7},       {"view", 7},    {"linalg", 6},  {"conv", 3},      {"pool", 3},
-      {"norm", 4},   {"embedding", 1},   {"loss", 1},    {"inplace", 4}, {"collective", 0}};
+      {"unary", 14}, {"activation", 12}, {"binary", 14}, {"compare", 4}, {"ternary", 4},    {"cast", 3},
+      {"reduce", 8}, {"shape", 7},       {"view", 7},    {"linalg", 6},  {"conv", 3},       {"pool", 3},
+      {"norm", 4},   {"embedding", 1},   {"loss", 1},    {"inplace", 4}, {"collective", 0}, {"factory", 3},
+      {"index", 6},  {"scan", 3},        {"pad", 3}};
+
+  // Steering: ops to focus on (drawn for most ops when not empty) and ops
+  // never drawn. Helper ops a generate function emits (guards, index
+  // arithmetic) are still used.
+  std::vector<std::string> focus_ops;
+  std::vector<std::string> exclude_ops;
 
   // Stable across machines: FNV-1a over the printed knobs.
   uint64_t hash() const;
 };
 
-// The default policy for programs over `world` ranks: collectives get a
-// weight when there is more than one rank.
-GenPolicy policy_for_world(int world);
+// A policy from JSON (`dlfuzz fuzz --policy FILE`): the default policy with the
+// keys given replaced; the keys are GenPolicy's field names, dtype_weights by
+// dtype name ("f32") and family_weights by family. Unknown keys, families,
+// dtypes and ops are errors: "" or the error text.
+std::string policy_from_json(const std::string& text, GenPolicy& policy);
+// Every knob as JSON, in the form policy_from_json reads.
+std::string policy_to_json(const GenPolicy& policy);
+// Checks that every name in focus_ops and exclude_ops is an op: "" or the error.
+std::string check_policy_ops(const GenPolicy& policy);
+
+// The policy (by default the default one) for programs over `world` ranks:
+// collectives get a weight when there is more than one rank and none is set.
+GenPolicy policy_for_world(int world, GenPolicy base = GenPolicy());
 
 }  // namespace dlfuzz

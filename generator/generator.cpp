@@ -19,7 +19,13 @@ bool is_float_t(const TensorType& t) { return is_float(t.dtype); }
 class Generator {
  public:
   Generator(Program& p, Choices& c, const GenPolicy& policy) : g_(p, c, policy), p_(p), c_(c) {
-    for (const auto& s : all_ops()) by_family_[s.family].push_back(&s);
+    const auto& excluded = policy.exclude_ops;
+    for (const auto& s : all_ops()) {
+      if (std::find(excluded.begin(), excluded.end(), s.name) != excluded.end()) continue;
+      by_family_[s.family].push_back(&s);
+    }
+    for (const auto& name : policy.focus_ops)
+      if (const OpSpec* s = find_op(name)) focus_.push_back(s);
   }
 
   void run() {
@@ -56,6 +62,10 @@ class Generator {
   // One op from a weighted family; retries when an op cannot be placed.
   bool random_op(const std::vector<std::string>& families) {
     c_.mark_node();
+    // Steering: most top-level ops come from the focus list; the rest feed them.
+    if (!focus_.empty() && families.empty() && c_.coin(0.8))
+      for (int attempt = 0; attempt < 6; ++attempt)
+        if (try_op(*focus_[c_.below(focus_.size())])) return true;
     std::vector<std::string> names;
     std::vector<double> weights;
     for (const auto& [fam, w] : g_.policy().family_weights) {
@@ -103,8 +113,7 @@ class Generator {
       grow_ranges();
       fill_block(n.blocks[0], n.blocks[0].params[0], t);
     } else {
-      int s = g_.emit1("sum", {{"self", ValueRef{*v}}});
-      int cond = g_.emit1("gt", {{"self", ValueRef{s}}, {"other", 0.0}});
+      int cond = branch_condition(*v);
       n.op = "if";
       n.args = {{"cond", ValueRef{cond}}};
       n.blocks.resize(2);
@@ -112,6 +121,21 @@ class Generator {
       fill_block(n.blocks[1], *v, t);
     }
     g_.emit(std::move(n));
+  }
+
+  // The branch condition on v: sum(v) > c * sum(abs(v)), c = +-0.25. A fixed
+  // threshold such as sum(v) > 0 sits exactly where normalized data sums
+  // (batch_norm, x - mean(x): 0 up to rounding), and there the branch follows
+  // the summation order, which compilers may change: eager and compiled took
+  // different branches. The ratio sum(v) / sum(abs(v)) lies in [-1, 1] and
+  // data that sums to 0 or to its magnitude sits far from +-0.25, so both
+  // sides take the same branch while both branches stay reachable.
+  int branch_condition(int v) {
+    double c = c_.coin(0.5) ? 0.25 : -0.25;
+    int s = g_.emit1("sum", {{"self", ValueRef{v}}});
+    int mag = g_.emit1("sum", {{"self", ValueRef{g_.emit1("abs", {{"self", ValueRef{v}}})}}});
+    int threshold = g_.emit1("mul", {{"self", ValueRef{mag}}, {"other", c}});
+    return g_.emit1("gt", {{"self", ValueRef{s}}, {"other", ValueRef{threshold}}});
   }
 
   void grow_ranges() {
@@ -305,6 +329,7 @@ class Generator {
   Program& p_;
   Choices& c_;
   std::map<std::string, std::vector<const OpSpec*>> by_family_;
+  std::vector<const OpSpec*> focus_;  // GenPolicy::focus_ops
 };
 
 Program generate_program(const GenPolicy& policy, Choices& choices, uint64_t seed) {

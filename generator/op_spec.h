@@ -60,6 +60,9 @@ struct OpSpec {
   // others (reshape of a contiguous tensor, a cast to the same dtype), or is a
   // view that may not be written (expanded, or one of several split views).
   bool may_alias = false;
+  // ATen returns a tuple and the node keeps its first elements (sort's values
+  // without its indices): the emitters index the result.
+  bool tuple_result = false;
   bool float_only = false;  // inputs must be floating point (no int/bool kernels)
   bool bool_ok = false;     // accepts bool tensors
   bool half_ok = true;      // has CPU kernels for f16 in LibTorch 1.13

@@ -1,6 +1,7 @@
 #include "generator/program.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -55,15 +56,27 @@ const char* input_kind_name(InputKind k) {
   return "?";
 }
 
+bool same_value(const ArgValue& a, const ArgValue& b) {
+  auto* x = std::get_if<double>(&a);
+  auto* y = std::get_if<double>(&b);
+  if (x && y) return std::memcmp(x, y, sizeof(double)) == 0;
+  return a == b;
+}
+
 const char* init_name(Init i) {
   switch (i) {
     case Init::uniform: return "uniform";
     case Init::normal: return "normal";
     case Init::zeros: return "zeros";
     case Init::ones: return "ones";
+    case Init::special: return "special";
+    case Init::ints: return "ints";
+    case Init::decimals: return "decimals";
   }
   return "?";
 }
+
+bool init_has_bounds(Init i) { return i != Init::zeros && i != Init::ones; }
 
 const char* optimizer_name(Optimizer o) {
   switch (o) {

@@ -63,10 +63,14 @@ struct ValueList {
 using IntList = std::vector<int64_t>;
 using ArgValue = std::variant<None, bool, int64_t, double, IntList, std::string, DType, MemFormat, ValueRef, ValueList>;
 
+// Equal values; floats bit for bit (NaN equals NaN, -0.0 differs from 0.0),
+// so a program with special numbers equals its parsed text.
+bool same_value(const ArgValue& a, const ArgValue& b);
+
 struct Arg {
   std::string name;  // the ATen schema's argument name
   ArgValue value;
-  bool operator==(const Arg& o) const { return name == o.name && value == o.value; }
+  bool operator==(const Arg& o) const { return name == o.name && same_value(value, o.value); }
 };
 
 struct Node;
@@ -99,8 +103,15 @@ enum class InputKind { data, param, target };
 const char* input_kind_name(InputKind k);
 
 // How an input's values are made: uniform in [lo, hi], or normal(lo=mean,
-// hi=std), zeros or ones. Integers are uniform in [lo, hi).
-enum class Init { uniform, normal, zeros, ones };
+// hi=std), zeros or ones. Integers are uniform in [lo, hi). The values people
+// write: `ints` (whole numbers in [lo, hi)) and `decimals` (one decimal digit,
+// in [lo, hi]). `special` is uniform in [lo, hi] with one element in eight
+// replaced by a value compilers get wrong (NaN, +-Inf, -0.0, denormals, the
+// dtype's largest and smallest normal values); floating dtypes only. The
+// formulas: runners/input_builder.cpp and build_input in dlfuzz_runtime.py.
+enum class Init { uniform, normal, zeros, ones, special, ints, decimals };
+// Inits that print and read two bounds: range(lo,hi), special(lo,hi), ...
+bool init_has_bounds(Init i);
 const char* init_name(Init i);
 
 struct InputDecl {

@@ -1,5 +1,6 @@
 #include "generator/summary.h"
 
+#include <cmath>
 #include <set>
 
 #include "generator/op_spec.h"
@@ -10,11 +11,17 @@ ProgramSummary summarize(const Program& p) {
   ProgramSummary s;
   s.training = p.is_training();
   s.world = p.plan.world;
-  for (const auto& in : p.inputs) (in.kind == InputKind::param ? s.params : s.inputs)++;
+  for (const auto& in : p.inputs) {
+    (in.kind == InputKind::param ? s.params : s.inputs)++;
+    s.special_values = s.special_values || in.init == Init::special;
+    s.written_values = s.written_values || in.init == Init::ints || in.init == Init::decimals;
+  }
   std::set<int> views;
   for_each_node(p.body, [&](const Node& n) {
     s.nodes++;
     s.ops[n.op]++;
+    for (const auto& a : n.args)
+      if (auto* d = std::get_if<double>(&a.value); d && is_special_number(*d)) s.special_values = true;
     if (n.op == "loop" || n.op == "if") s.control_flow = true;
     const OpSpec* spec = find_op(n.op);
     if (!spec) return;
@@ -29,12 +36,23 @@ ProgramSummary summarize(const Program& p) {
   return s;
 }
 
+bool is_special_number(double d) {
+  if (!std::isfinite(d) || (d == 0 && std::signbit(d))) return true;
+  return (d != 0 && std::fabs(d) < 1e-20) || std::fabs(d) >= 65504;
+}
+
 nlohmann::json to_json(const ProgramSummary& s) {
-  return {{"nodes", s.nodes},       {"ops", s.ops},
-          {"training", s.training}, {"control_flow", s.control_flow},
-          {"inplace", s.inplace},   {"inplace_on_view", s.inplace_on_view},
-          {"world", s.world},       {"inputs", s.inputs},
-          {"params", s.params}};
+  return {{"nodes", s.nodes},
+          {"ops", s.ops},
+          {"training", s.training},
+          {"control_flow", s.control_flow},
+          {"inplace", s.inplace},
+          {"inplace_on_view", s.inplace_on_view},
+          {"world", s.world},
+          {"inputs", s.inputs},
+          {"params", s.params},
+          {"special_values", s.special_values},
+          {"written_values", s.written_values}};
 }
 
 std::string op_set(const Program& p) {

@@ -18,7 +18,13 @@ struct ProgramSummary {
   bool inplace_on_view = false;  // an in-place op writes through a view
   int world = 1;
   int inputs = 0, params = 0;
+  bool special_values = false;  // a `special` input or a special number argument
+  bool written_values = false;  // an `ints` or `decimals` input
 };
+
+// NaN, +-Inf, -0.0, a nonzero number below 1e-20 in magnitude (denormals and
+// their neighbours) or one of 65504 (f16's largest) and above.
+bool is_special_number(double d);
 
 ProgramSummary summarize(const Program& p);
 // The sorted, comma-separated set of ops ("none" if there are none), "+train"

@@ -78,7 +78,13 @@ const std::set<std::string> kSelecting = {"reshape",
                                           "trunc",
                                           "repeat",
                                           "embedding",
-                                          "diagonal"};
+                                          "diagonal",
+                                          "index_select",
+                                          "gather",
+                                          "sort",
+                                          "topk",
+                                          "cummax",
+                                          "cummin"};
 }  // namespace
 
 Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges, int) {
@@ -111,6 +117,19 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
       r = hull(self, of_arg(n, ranges, "other", ok));
     }
     return r;
+  }
+  // Factory ops: their fill, or arange's bounds.
+  if (base == "zeros" || base == "zeros_like" || base == "new_zeros") return {0, 0};
+  if (base == "ones" || base == "ones_like" || base == "new_ones") return {1, 1};
+  if (base == "full" || base == "full_like" || base == "new_full") {
+    bool ok;
+    Interval f = of_arg(n, ranges, "fill_value", ok);
+    return ok && finite(f) ? f : unknown();
+  }
+  if (base == "arange") {
+    bool a, b;
+    Interval lo = of_arg(n, ranges, "start", a), hi = of_arg(n, ranges, "end", b);
+    return a && b ? hull(lo, hi) : unknown();
   }
   if (base == "sigmoid" || base == "hardsigmoid" || base == "softmax") return {0, 1};
   if (base == "tanh" || base == "sin" || base == "cos" || base == "erf" || base == "sign") return {-1, 1};

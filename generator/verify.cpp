@@ -27,8 +27,11 @@ class Verifier {
       if (in.placement.shard_dim >= p_.type(in.value).rank())
         return fmt::format("input %{}: shard dim {} out of range", name(in.value), in.placement.shard_dim);
       if (auto e = uneven_shards(in); !e.empty()) return fmt::format("input %{}: {}", name(in.value), e);
-      if (in.init == Init::uniform && !(in.lo <= in.hi))
-        return fmt::format("input %{}: empty range({}, {})", name(in.value), in.lo, in.hi);
+      if (init_has_bounds(in.init) && in.init != Init::normal && !(in.lo <= in.hi))
+        return fmt::format("input %{}: empty {}({}, {})", name(in.value),
+                           in.init == Init::uniform ? "range" : init_name(in.init), in.lo, in.hi);
+      if (in.init == Init::special && !is_float(p_.type(in.value).dtype))
+        return fmt::format("input %{}: special values need a floating dtype", name(in.value));
     }
     if (auto e = block(p_.body, scopes); !e.empty()) return e;
     for (int y : p_.body.yields)

@@ -2,7 +2,17 @@
 
 #include "runners/aten_types.h"
 
+#include <cmath>
+#include <vector>
+
 namespace dlfuzz {
+
+// The values `special` inputs mix in, for a tensor of floating dtype t. The
+// Python builder (dlfuzz_runtime.py, _dlfuzz_special_table) lists the same.
+std::vector<double> special_values(DType t) {
+  double tiny = float_tiny(t), max = float_max(t);
+  return {0.0, -0.0, NAN, INFINITY, -INFINITY, tiny / 4, -tiny / 4, tiny, max, -max, 1.0, -1.0};
+}
 
 double input_phase(uint64_t seed, size_t index) {
   return static_cast<double>(((seed % 9973) * 31 + index * 17) % 997) / 997.0;
@@ -29,6 +39,23 @@ at::Tensor build_input(const Program& p, size_t index, bool fp64, int shard, int
       at::Tensor u = at::arange(n, opts).mul(0.6180339887498949).add(phase).frac();
       x = u.mul(d.hi - d.lo).add(d.lo);
       if (!is_float(t.dtype)) x = x.floor();
+      break;
+    }
+    case Init::ints:
+    case Init::decimals:
+    case Init::special: {
+      at::Tensor i = at::arange(n, opts);
+      x = i.mul(0.6180339887498949).add(phase).frac().mul(d.hi - d.lo).add(d.lo);
+      if (d.init == Init::ints) x = x.floor();
+      if (d.init == Init::decimals) x = x.mul(10.0).floor().div(10.0);
+      if (d.init == Init::special && is_float(t.dtype)) {
+        std::vector<double> table = special_values(t.dtype);  // the declared dtype's, also for the float64 twin
+        auto k = static_cast<int64_t>(table.size());
+        at::Tensor values = at::tensor(table, opts);
+        at::Tensor pick = i.mul(0.5698402909980532).add(phase).frac().mul(double(k)).floor().clamp_max(k - 1);
+        at::Tensor where = i.mul(0.7548776662466927).add(phase).frac().lt(0.125);
+        x = at::where(where, values.index_select(0, pick.to(at::kLong)), x);
+      }
       break;
     }
     case Init::normal: {

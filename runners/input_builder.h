@@ -4,6 +4,8 @@
 #pragma once
 #include <ATen/ATen.h>
 
+#include <vector>
+
 #include "generator/program.h"
 
 namespace dlfuzz {
@@ -16,6 +18,8 @@ namespace dlfuzz {
 // program's device.
 constexpr int kWholeTensor = -1;
 at::Tensor build_input(const Program& p, size_t index, bool fp64, int shard = 0, int shards = 1);
+// The values a `special` input of floating dtype t mixes in (Init::special).
+std::vector<double> special_values(DType t);
 // The phase of an input's sequence: a small integer formula both sides share.
 double input_phase(uint64_t seed, size_t index);
 

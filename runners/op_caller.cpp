@@ -33,6 +33,7 @@ bool binds(const c10::TypePtr& type_in, const ArgValue& v) {
     case TypeKind::MemoryFormatType: return std::holds_alternative<MemFormat>(v);
     case TypeKind::ListType: {
       auto elem = type->expectRef<c10::ListType>().getElementType();
+      if (elem->kind() == TypeKind::OptionalType) elem = elem->expectRef<c10::OptionalType>().getElementType();
       if (elem->kind() == TypeKind::TensorType) return std::holds_alternative<ValueList>(v);
       if (elem->kind() == TypeKind::IntType)
         return std::holds_alternative<IntList>(v) || std::holds_alternative<int64_t>(v);
@@ -66,6 +67,13 @@ c10::IValue to_ivalue(const c10::TypePtr& type_in, const ArgValue& v, const OpCa
     c10::IValue operator()(MemFormat m) const { return static_cast<int64_t>(to_aten(m)); }
     c10::IValue operator()(const ValueRef& r) const { return env(r.id); }
     c10::IValue operator()(const ValueList& l) const {
+      // Tensor?[] (index_put's indices) is a list of optional tensors.
+      auto elem = type->expectRef<c10::ListType>().getElementType();
+      if (elem->kind() == TypeKind::OptionalType) {
+        c10::List<c10::optional<at::Tensor>> ts;
+        for (int id : l.ids) ts.push_back(env(id));
+        return ts;
+      }
       c10::List<at::Tensor> ts;
       for (int id : l.ids) ts.push_back(env(id));
       return ts;

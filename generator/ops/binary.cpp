@@ -29,6 +29,15 @@ bool gen_add_sub(GenContext& g, const OpSpec& s, Node& n) {
   return true;
 }
 
+// floor_divide has no derivative: never on a value that carries a gradient.
+bool gen_floor_divide(GenContext& g, const OpSpec& s, Node& n) {
+  if (!gen_binary(g, s, n)) return false;
+  if (!g.training()) return true;
+  for (const auto& a : n.args)
+    if (auto* r = std::get_if<ValueRef>(&a.value); r && g.depends_on_param(r->id)) return false;
+  return true;
+}
+
 std::string infer_add_sub(const Program& p, const Node& n, std::vector<TensorType>& out) {
   if (auto e = infer_binary(p, n, out); !e.empty()) return e;
   const Arg* alpha = n.arg("alpha");
@@ -125,6 +134,13 @@ void register_ops_binary(std::vector<OpSpec>& ops) {
   fmod.domain = Domain::nonzero;
   ops.push_back(fmod);
 
+  // floor_divide: Python's //, rounding toward -inf (trunc before PyTorch 1.13).
+  OpSpec floor_divide = binary("floor_divide", infer_binary);
+  floor_divide.domain = Domain::nonzero;
+  floor_divide.generate = gen_floor_divide;
+  floor_divide.differentiable = false;
+  ops.push_back(floor_divide);
+
   ops.push_back(binary("maximum", infer_binary, false));
   ops.push_back(binary("minimum", infer_binary, false));
   OpSpec atan2 = binary("atan2", infer_binary_float, false);
@@ -144,6 +160,7 @@ void register_ops_binary(std::vector<OpSpec>& ops) {
   pow.generate = gen_pow;
   pow.half_ok = false;
   pow.python = "torch.pow";
+  pow.saves_output = true;  // pow(Tensor, Tensor)'s backward reads its result
   ops.push_back(pow);
 }
 

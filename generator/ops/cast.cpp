@@ -25,6 +25,8 @@ int guard_cast(GenContext& g, int v, DType to) {
   if (!safe_interval(from, to, lo, hi) || is_bool(from) || g.range_of(v).within(lo, hi)) return v;
   // clamp promotes with its bounds: int sources take int bounds to keep their dtype.
   auto lit = [&](double x) -> ArgValue { return is_float(from) ? ArgValue(x) : ArgValue(int64_t(x)); };
+  // LibTorch 1.13 has no f16 clamp on CPU: clamp in f32 (f16 -> f32 is exact).
+  if (from == DType::f16) v = g.emit1("to", {{"self", ValueRef{v}}, {"dtype", DType::f32}});
   return g.emit1("clamp", {{"self", ValueRef{v}}, {"min", lit(lo)}, {"max", lit(hi)}});
 }
 

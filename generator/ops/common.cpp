@@ -1,6 +1,7 @@
 #include "generator/ops/common.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dlfuzz::ops {
 
@@ -140,8 +141,27 @@ TensorType broadcastable_type(GenContext& g, const Shape& shape, DType dtype) {
   return {dtype, s};
 }
 
+ArgValue special_number(GenContext& g, DType t) {
+  Choices& c = g.choices();
+  DType ft = is_float(t) ? t : DType::f32;
+  const std::vector<double> values = {NAN,           INFINITY,       -INFINITY, -0.0, 0.0, float_tiny(ft) / 4,
+                                      float_max(ft), -float_max(ft), 1e-30};
+  return c.pick(values);
+}
+
+ArgValue written_number(GenContext& g, DType t, double lo, double hi) {
+  Choices& c = g.choices();
+  auto i = static_cast<int64_t>(c.range(static_cast<int64_t>(std::floor(lo)), static_cast<int64_t>(std::ceil(hi))));
+  if (!is_float(t) || c.coin(0.5)) return i;  // an int scalar on a float tensor: int-to-float promotion
+  return static_cast<double>(c.range(static_cast<int64_t>(lo * 10), static_cast<int64_t>(hi * 10))) / 10.0;
+}
+
 ArgValue random_number(GenContext& g, DType t, double lo, double hi) {
   Choices& c = g.choices();
+  // A special number turns an integer tensor into a float one (Python float):
+  // only where the float result is welcome, as for any float scalar.
+  if (is_float(t) && c.coin(g.policy().p_special_values)) return special_number(g, t);
+  if (c.coin(g.policy().p_written_values)) return written_number(g, t, lo, hi);
   // Python-number semantics: an int scalar keeps an int tensor int, a float
   // scalar turns it into the default float.
   if (is_float(t) || c.coin(0.2)) return c.uniform(lo, hi);

@@ -48,8 +48,13 @@ bool gen_binary(GenContext& g, const OpSpec& s, Node& n);
 
 // A tensor whose shape broadcasts against `shape` (same, trailing suffix, or 1s).
 TensorType broadcastable_type(GenContext& g, const Shape& shape, DType dtype);
-// A Python number of the kind that fits a tensor of `t`.
+// A Python number of the kind that fits a tensor of `t`; by the policy's value
+// mix sometimes a special or a written one (below).
 ArgValue random_number(GenContext& g, DType t, double lo, double hi);
+// NaN, +-Inf, -0.0, 0.0, a denormal or a limit of t (of f32 for integer t).
+ArgValue special_number(GenContext& g, DType t);
+// A small integer in [lo, hi], or for float t also one with one decimal digit.
+ArgValue written_number(GenContext& g, DType t, double lo, double hi);
 // A dim in [-rank, rank) (rank 0 gives 0 or -1).
 int64_t random_dim_index(GenContext& g, int rank);
 

@@ -1,5 +1,6 @@
 // Reductions, and the dim-wise ops that share their dim handling: sum, mean,
-// prod, amax/amin, argmax/argmin, var/std, logsumexp, softmax/log_softmax, cumsum.
+// prod, amax/amin, argmax/argmin, var/std, logsumexp, softmax/log_softmax, cumsum,
+// cumprod.
 #include <map>
 
 #include "generator/ops/common.h"
@@ -33,7 +34,7 @@ const Rule* rule_of(const std::string& op) {
       {"argmin", {Dims::int_opt, 1, false, true, true}},    {"var", {Dims::list_opt, 2, false, false, false}},
       {"std", {Dims::list_opt, 2, false, false, false}},    {"logsumexp", {Dims::list_req, 1, false, false, false}},
       {"softmax", {Dims::int_req, 0, false, false, false}}, {"log_softmax", {Dims::int_req, 0, false, false, false}},
-      {"cumsum", {Dims::int_req, 0, true, false, false}},
+      {"cumsum", {Dims::int_req, 0, true, false, false}},   {"cumprod", {Dims::int_req, 0, true, false, false}},
   };
   auto it = rules.find(op);
   return it == rules.end() ? nullptr : &it->second;
@@ -140,7 +141,7 @@ bool gen_reduce(GenContext& g, const OpSpec& s, Node& n) {
   }
   // prod of up to max_dim values in [-6, 6] stays well inside f16's range.
   // (Bools need no guard, and clamp has no bool kernel.)
-  bool guard = s.name == "prod" && !is_bool(g.program().type(*v).dtype);
+  bool guard = (s.name == "prod" || s.name == "cumprod") && !is_bool(g.program().type(*v).dtype);
   int x = guard ? g.in_domain(*v, Domain::bounded) : *v;
   const TensorType t = g.program().type(x);
   n.args = {{"self", ValueRef{x}}};
@@ -188,8 +189,8 @@ OpSpec reduction(const std::string& name, bool keepdim, bool dtype_param, bool f
   s.differentiable = !r.long_out;
   s.bool_ok = !float_only && !r.long_out;  // argmax has no bool kernel in 1.13
   // Backward formulas that read the result: a later in-place write to it breaks them.
-  s.saves_output = name == "prod" || name == "amax" || name == "amin" || name == "std" || name == "logsumexp" ||
-                   name == "softmax" || name == "log_softmax";
+  s.saves_output = name == "prod" || name == "cumprod" || name == "amax" || name == "amin" || name == "std" ||
+                   name == "logsumexp" || name == "softmax" || name == "log_softmax";
   s.python = "torch." + name;
   return s;
 }
@@ -220,6 +221,7 @@ void register_ops_reduce(std::vector<OpSpec>& ops) {
     ops.push_back(reduction(name, false, true, true, false));
   }
   ops.push_back(reduction("cumsum", false, true, false, false));
+  ops.push_back(reduction("cumprod", false, true, false, false));
 }
 
 }  // namespace dlfuzz

@@ -14,6 +14,7 @@ import argparse
 import datetime
 import hashlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -62,11 +63,19 @@ def _dlfuzz_rank():
     return d.get_rank() if d.is_available() and d.is_initialized() else 0
 
 
+def _dlfuzz_special_table(dtype):
+    # The values a `special` input mixes in (the C++ builder's special_values):
+    # signed zeros, NaN, +-Inf, denormals, the smallest normal and the largest values.
+    tiny, big, inf = torch.finfo(dtype).tiny, torch.finfo(dtype).max, float("inf")
+    return [0.0, -0.0, float("nan"), inf, -inf, tiny / 4, -tiny / 4, tiny, big, -big, 1.0, -1.0]
+
+
 def build_input(meta, index, shape, dtype, init, lo, hi, layout, shard_dim=-1, whole=0):
     # The same float64 Weyl-sequence formula as dlfuzz's C++ input builder. A
     # sharded input (shard_dim >= 0, world > 1) is built whole and this rank
     # takes its slice, as the C++ ranks do: even, or for uneven shards (whole >
     # 0: the whole size along shard_dim) split as torch.tensor_split does.
+    declared = dtype
     if meta.float64 and dtype.is_floating_point:
         dtype = torch.float64
     world = _dlfuzz_world()
@@ -88,6 +97,19 @@ def build_input(meta, index, shape, dtype, init, lo, hi, layout, shard_dim=-1, w
         x = u.mul(hi - lo).add(lo)
         if not dtype.is_floating_point:
             x = x.floor()
+    elif init in ("special", "ints", "decimals"):
+        i = torch.arange(n, dtype=f64)
+        x = i.mul(0.6180339887498949).add(phase).frac().mul(hi - lo).add(lo)
+        if init == "ints":
+            x = x.floor()
+        elif init == "decimals":
+            x = x.mul(10.0).floor().div(10.0)
+        elif declared.is_floating_point:
+            table = torch.tensor(_dlfuzz_special_table(declared), dtype=f64)
+            k = table.numel()
+            pick = i.mul(0.5698402909980532).add(phase).frac().mul(float(k)).floor().clamp(max=k - 1)
+            where = i.mul(0.7548776662466927).add(phase).frac().lt(0.125)
+            x = torch.where(where, table.index_select(0, pick.long()), x)
     else:
         u1 = torch.arange(n, dtype=f64).mul(0.6180339887498949).add(phase).frac()
         u2 = torch.arange(n, dtype=f64).mul(0.7548776662466927).add(phase).frac()
@@ -408,14 +430,20 @@ def max_diff(a, b):
     return float(d.max())
 
 
+def _json_float(v):
+    # Strict JSON has no NaN or Inf: "nan", "inf", "-inf" as the C++ side writes them.
+    v = float(v)
+    return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+
+
 def to_json(result):
     def t(x):
         if x is None:
             return None
         x = x.detach()
         return {"dtype": str(x.dtype), "shape": list(x.shape),
-                "values": [float(v) for v in x.double().reshape(-1).tolist()]}
-    return {"outputs": [t(x) for x in result["outputs"]], "losses": result["losses"],
+                "values": [_json_float(v) for v in x.double().reshape(-1).tolist()]}
+    return {"outputs": [t(x) for x in result["outputs"]], "losses": [_json_float(v) for v in result["losses"]],
             "grads": [t(x) for x in result["grads"]], "params": [t(x) for x in result["params"]]}
 
 

@@ -203,5 +203,23 @@ class Run(unittest.TestCase):
         self.assertEqual(len(j["outputs"][0]["values"]), 8)
 
 
+    def test_json_float_spells_non_finite_values(self):
+        self.assertEqual([rt._json_float(v) for v in (float("nan"), float("inf"), -float("inf"), -0.0, 1.5)],
+                         ["nan", "inf", "-inf", -0.0, 1.5])
+
+    def test_special_ints_decimals_inits(self):
+        spec = ([64], torch.float32, "special", -2.0, 2.0, "contiguous", -1, 0)
+        x, = rt.build_inputs(meta([spec]))
+        table = rt._dlfuzz_special_table(torch.float32)
+        outside = [v for v in x.tolist() if not -2.0 <= v <= 2.0]  # NaN included
+        self.assertTrue(all(v != v or v in table for v in outside))
+        self.assertTrue(0 < len(outside) < 16)
+        ints, = rt.build_inputs(meta([([20], torch.float32, "ints", -4.0, 5.0, "contiguous", -1, 0)]))
+        self.assertTrue(torch.equal(ints, ints.floor()))
+        dec, = rt.build_inputs(meta([([20], torch.float32, "decimals", -2.0, 2.0, "contiguous", -1, 0)],
+                                    float64=True))
+        self.assertTrue(torch.allclose(dec * 10, (dec * 10).round()))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -21,7 +21,8 @@ bool python_has_torch(const std::string& python) {
   return fs::exists(python) && std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
 }
 
-// Same values, NaN equal to NaN, up to float rounding noise.
+// Same values, NaN equal to NaN and Inf to Inf of its sign, up to float
+// rounding noise. The repro writes non-finite values as "nan", "inf", "-inf".
 void expect_close(const HostTensor& cpp, const nlohmann::json& py, const std::string& what) {
   if (!cpp.defined) {
     EXPECT_TRUE(py.is_null()) << what;
@@ -33,9 +34,15 @@ void expect_close(const HostTensor& cpp, const nlohmann::json& py, const std::st
   ASSERT_EQ(static_cast<int64_t>(vals.size()), cpp.numel()) << what;
   for (int64_t i = 0; i < cpp.numel(); ++i) {
     double a = cpp.at(i);
-    double b = vals[i].is_null() ? NAN : vals[i].get<double>();
+    double b = vals[i].is_null()     ? NAN
+               : vals[i].is_string() ? std::strtod(vals[i].get<std::string>().c_str(), nullptr)
+                                     : vals[i].get<double>();
     if (std::isnan(a) || std::isnan(b)) {
       EXPECT_TRUE(std::isnan(a) && std::isnan(b)) << what << " element " << i;
+      continue;
+    }
+    if (std::isinf(a) || std::isinf(b)) {
+      EXPECT_EQ(a, b) << what << " element " << i;
       continue;
     }
     EXPECT_NEAR(a, b, 1e-7 + 1e-6 * std::fabs(a)) << what << " element " << i;

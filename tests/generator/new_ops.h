@@ -1,0 +1,28 @@
+// The ops the value/ops widening (issue 19) added, and a policy that favours
+// their families: shared by the generator tests and the eager runs over them.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "generator/gen_policy.h"
+
+namespace dlfuzz::test {
+
+inline const std::vector<std::string> kNewOps = {
+    "zeros_like",     "ones_like",  "full_like",   "new_zeros",    "new_ones",     "new_full",   "zeros",
+    "ones",           "full",       "arange",      "index_select", "gather",       "scatter",    "scatter_add",
+    "scatter_reduce", "index_add",  "index_copy",  "index_fill",   "masked_fill",  "index_put",  "scatter_",
+    "scatter_add_",   "index_add_", "index_copy_", "index_fill_",  "masked_fill_", "index_put_", "sort",
+    "topk",           "cummax",     "cummin",      "cumprod",      "pad",          "tril",       "triu",
+    "floor_divide"};
+
+// The new families weigh 8, every other family 1 (collectives 0).
+inline GenPolicy new_ops_policy() {
+  GenPolicy policy;
+  for (auto& [family, w] : policy.family_weights) w = 1;
+  policy.family_weights["collective"] = 0;
+  for (const char* f : {"factory", "index", "scan", "pad", "binary", "inplace"}) policy.family_weights[f] = 8;
+  return policy;
+}
+
+}  // namespace dlfuzz::test
