@@ -132,14 +132,17 @@ void add_run(CLI::App& app, std::function<int()>* action) {
                                    {"signature", f.signature()},
                                    {"kind", f.kind == FindingKind::performance ? "performance" : "correctness"},
                                    {"evidence", f.evidence},
+                                   {"layer", f.layer},
+                                   {"ablation", f.ablation},
                                    {"flaky", f.flaky}});
         std::cout << j.dump(2) << "\n";
       } else {
         for (const auto& r : ev.results) print_result(r);
         for (const auto& s : ev.skipped) std::cout << s << ": skipped (does not apply to this program)\n";
         for (const auto& f : ev.findings)
-          std::cout << fmt::format("FINDING [{}] {} vs {}{}: {}\n", f.oracle, f.test_runner, f.ref_runner,
-                                   f.flaky ? " (flaky)" : "", f.detail);
+          std::cout << fmt::format("FINDING [{}] {} vs {}{}: {}{}\n", f.oracle, f.test_runner, f.ref_runner,
+                                   f.flaky ? " (flaky)" : "", f.detail,
+                                   f.layer.empty() ? "" : " [layer: " + f.layer + "]");
         if (ev.findings.empty()) std::cout << "no findings\n";
       }
       return ev.findings.empty() ? kExitOk : kExitFinding;

@@ -63,12 +63,14 @@ int show(Store& s, const Opts& o) {
   if (!d) return kExitUsage;
   std::cout << fmt::format(
       "bug {}: {}\nstatus {}, {} hits ({} findings), first {}, last {}{}\nsignature {}\n{} vs {} at {}: {}\n"
-      "versions: {}\n{}\n{} program:\n{}",
+      "versions: {}\n{}{}\n{} program:\n{}",
       d->bug.id, d->bug.title, d->bug.status, d->bug.hits, d->findings, d->bug.first_seen, d->bug.last_seen,
       d->bug.duplicate_of ? fmt::format(", duplicate of bug {}", d->bug.duplicate_of) : "", d->bug.full_signature(),
-      d->test_runner, d->ref_runner, d->stage, d->detail, d->versions, d->affects.empty() ? "" : d->affects + "\n",
+      d->test_runner, d->ref_runner, d->stage, d->detail, d->versions,
+      d->bug.layer.empty() ? "" : "layer: " + d->bug.layer + "\n", d->affects.empty() ? "" : d->affects + "\n",
       d->reduced ? "reduced" : "example", d->program);
   std::cout << performance_markdown(d->evidence, d->ref_runner, d->test_runner);
+  std::cout << ablation_markdown(d->ablation);
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "oracles/layer_ladder.h"
 #include "reducers/rewrite.h"
 
 namespace dlfuzz {
@@ -89,6 +90,9 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
     }
     ev.findings.push_back(*f);
   }
+  // A finding worth rechecking is worth attributing; the reducer's candidates
+  // (no recheck) are compared by signature only.
+  if (recheck) attribute_layers(ex, p, ev.findings);
   return ev;
 }
 

@@ -22,7 +22,8 @@ struct Evaluation {
 };
 
 // With recheck, a finding is rerun once; one that does not reproduce is kept
-// and marked flaky. Runner names must parse (parse_runner); one that does not
+// and marked flaky; and every finding is attributed to a compiler layer
+// (oracles/layer_ladder.h: PyTorch 2.x findings rerun up the backend ladder). Runner names must parse (parse_runner); one that does not
 // is skipped.
 Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::string>& test_runners, bool recheck);
 

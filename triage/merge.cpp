@@ -55,7 +55,7 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   {
     auto q = src.prepare(
         "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, reduced_program, "
-        "reduced_ops, duplicate_of FROM bugs");
+        "reduced_ops, duplicate_of, layer FROM bugs");
     while (q.step()) {
       std::string sig = q.column_text(1);
       auto find = dst.prepare("SELECT id FROM bugs WHERE signature = ?");
@@ -64,17 +64,19 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
         int64_t id = find.column_int(0);
         auto upd = dst.prepare(
             "UPDATE bugs SET hits = hits + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?), "
-            "reduced_program = coalesce(reduced_program, ?), reduced_ops = coalesce(reduced_ops, ?) WHERE id = ?");
+            "reduced_program = coalesce(reduced_program, ?), reduced_ops = coalesce(reduced_ops, ?), "
+            "layer = coalesce(layer, ?) WHERE id = ?");
         upd.bind(1, q.column_int(7)).bind(2, q.column_text(5)).bind(3, q.column_text(6));
         bind_text_or_null(upd, 4, q, 9);
         bind_text_or_null(upd, 5, q, 10);
-        upd.bind(6, id).run();
+        bind_text_or_null(upd, 6, q, 12);
+        upd.bind(7, id).run();
         bug_ids[q.column_int(0)] = id;
         ++st.merged_bugs;
       } else {
         auto ins = dst.prepare(
             "INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, "
-            "example_program, reduced_program, reduced_ops) VALUES(?,?,?,?,?,?,?,?,?,?)");
+            "example_program, reduced_program, reduced_ops, layer) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
         ins.bind(1, sig)
             .bind(2, q.column_text(2))
             .bind(3, q.column_text(3))
@@ -85,6 +87,7 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
             .bind(8, q.column_text(8));
         bind_text_or_null(ins, 9, q, 9);
         bind_text_or_null(ins, 10, q, 10);
+        bind_text_or_null(ins, 11, q, 12);
         ins.run();
         bug_ids[q.column_int(0)] = dst.last_insert_id();
         ++st.new_bugs;
@@ -102,11 +105,12 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   {
     auto q = src.prepare(
         "SELECT campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
-        "signature, kind, flaky, versions, found_at, evidence FROM findings");
+        "signature, kind, flaky, versions, found_at, evidence, layer, ablation FROM findings");
     while (q.step()) {
       dst.prepare(
              "INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, "
-             "detail, signature, kind, flaky, versions, found_at, evidence) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+             "detail, signature, kind, flaky, versions, found_at, evidence, layer, ablation) "
+             "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
           .bind(1, campaign_ids[q.column_int(0)])
           .bind(2, bug_ids[q.column_int(1)])
           .bind(3, q.column_text(2))
@@ -121,6 +125,8 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
           .bind(12, q.column_text(11))
           .bind(13, q.column_text(12))
           .bind(14, q.column_text(13))
+          .bind(15, q.column_text(14))
+          .bind(16, q.column_text(15))
           .run();
       ++st.findings;
     }

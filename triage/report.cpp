@@ -35,7 +35,21 @@ std::optional<BugDetail> load_bug(Store& store, int64_t id) {
   d.reduced = q.column_int(9) != 0;
   d.affects = affects_line(store.env_checks(id));
   d.evidence = store.bug_evidence(id);
+  d.ablation = store.bug_ablation(id);
   return d;
+}
+
+std::string ablation_markdown(const nlohmann::json& ablation) {
+  if (!ablation.is_array() || ablation.empty()) return "";
+  std::string head = "|", rule = "|", row = "|";
+  for (const auto& r : ablation) {
+    head += fmt::format(" {} |", r.value("rung", "?"));
+    rule += " --- |";
+    row += fmt::format(" {} |", r.value("verdict", "?"));
+  }
+  return "## Ablation\n\nThe program through torch.compile's backends, one layer more each (Dynamo alone, "
+         "+AOTAutograd, +decompositions, +Inductor); the first that fails names the layer.\n\n" +
+         head + "\n" + rule + "\n" + row + "\n\n";
 }
 
 std::string markdown_report(const BugDetail& d, const std::string& db_path) {
@@ -52,6 +66,7 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
   s += fmt::format("- versions: {}\n- host: {}\n- path under test: `{}` (compared with `{}`)\n", d.versions, d.host,
                    d.test_runner, d.ref_runner);
   if (!d.affects.empty()) s += fmt::format("- {}\n", d.affects);
+  if (!d.bug.layer.empty()) s += fmt::format("- layer: {}\n", d.bug.layer);
   s += "\n";
   s += "## Expected vs actual\n\n";
   if (d.bug.kind == "performance")
@@ -61,6 +76,7 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
     s += fmt::format("Expected: `{}` agrees with eager PyTorch (`{}`).\n\nActual ({} oracle, at {}): {}\n\n",
                      d.test_runner, d.ref_runner, d.oracle, d.stage, d.detail);
   s += performance_markdown(d.evidence, d.ref_runner, d.test_runner);
+  s += ablation_markdown(d.ablation);
   s += fmt::format("## Minimal repro ({} program)\n\n", d.reduced ? "reduced" : "unreduced");
   s += fmt::format("Run with `python3 repro.py --backend {}`:\n\n```python\n{}```\n\n", backend, repro);
   s += "## dlfuzz program\n\n```\n" + d.program + "```\n\n";
@@ -85,7 +101,8 @@ nlohmann::json export_json(Store& store) {
                         {"hits", b.hits},
                         {"example_program", b.example_program},
                         {"reduced_ops", b.reduced_ops},
-                        {"duplicate_of", b.duplicate_of}};
+                        {"duplicate_of", b.duplicate_of},
+                        {"layer", b.layer}};
     out["bugs"].push_back(j);
   }
   out["programs"] = store.count("programs");

@@ -19,10 +19,14 @@ struct BugDetail {
   int64_t findings = 0;
   std::string affects;      // "affects: ... / not in: ..." from `triage retest --env`; "" when unchecked
   nlohmann::json evidence;  // a performance bug's (triage/perf_report.h); null otherwise
+  nlohmann::json ablation;  // the layer ladder's verdicts (Finding::ablation); null when none ran
 };
 
 std::optional<BugDetail> load_bug(Store& store, int64_t id);
 std::string markdown_report(const BugDetail& d, const std::string& db_path);
+// The "Ablation" section: one column per rung of the layer ladder (eager /
+// aot_eager / decomp / inductor), pass or fail; "" without verdicts.
+std::string ablation_markdown(const nlohmann::json& ablation);
 nlohmann::json export_json(Store& store);
 
 }  // namespace dlfuzz

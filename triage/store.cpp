@@ -48,6 +48,11 @@ const char* kMigrations[] = {
     // 4: what a performance finding rests on (JSON: estimates, counters,
     // profiles of both sides).
     "ALTER TABLE findings ADD COLUMN evidence TEXT;",
+    // 5: the compiler layer a finding is attributed to, and the layer ladder's
+    // verdicts (JSON); a bug's layer is its latest attributed finding's.
+    "ALTER TABLE findings ADD COLUMN layer TEXT;"
+    "ALTER TABLE findings ADD COLUMN ablation TEXT;"
+    "ALTER TABLE bugs ADD COLUMN layer TEXT;",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1, "one migration per version");
 
@@ -206,9 +211,11 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
     bug = db_->last_insert_id();
   }
   db_->prepare("UPDATE bugs SET hits = hits + 1, last_seen = ? WHERE id = ?").bind(1, now).bind(2, bug).run();
+  if (!f.layer.empty()) db_->prepare("UPDATE bugs SET layer = ? WHERE id = ?").bind(1, f.layer).bind(2, bug).run();
   db_->prepare(
          "INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
-         "signature, kind, flaky, versions, found_at, evidence) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+         "signature, kind, flaky, versions, found_at, evidence, layer, ablation) "
+         "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
       .bind(1, campaign)
       .bind(2, bug)
       .bind(3, program_hash)
@@ -223,6 +230,8 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
       .bind(12, versions)
       .bind(13, now)
       .bind(14, f.evidence.is_null() ? std::string() : f.evidence.dump())
+      .bind(15, f.layer)
+      .bind(16, f.ablation.is_null() ? std::string() : f.ablation.dump())
       .run();
   db_->prepare("UPDATE campaigns SET findings = findings + 1 WHERE id = ?").bind(1, campaign).run();
   tx.commit();
@@ -272,15 +281,24 @@ nlohmann::json Store::bug_evidence(int64_t bug) {
   return nlohmann::json::parse(st.column_text(0), nullptr, false);  // discarded (not an error) if damaged
 }
 
+nlohmann::json Store::bug_ablation(int64_t bug) {
+  auto st = db_->prepare(
+      "SELECT ablation FROM findings WHERE bug_id = ? AND ablation IS NOT NULL AND ablation != '' "
+      "ORDER BY id DESC LIMIT 1");
+  st.bind(1, bug);
+  if (!st.step()) return nullptr;
+  return nlohmann::json::parse(st.column_text(0), nullptr, false);
+}
+
 std::vector<BugRow> Store::bugs() {
   std::vector<BugRow> rows;
   auto st = db_->prepare(
       "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, "
-      "coalesce(reduced_ops, ''), coalesce(duplicate_of, 0) FROM bugs ORDER BY id");
+      "coalesce(reduced_ops, ''), coalesce(duplicate_of, 0), coalesce(layer, '') FROM bugs ORDER BY id");
   while (st.step())
     rows.push_back({st.column_int(0), st.column_text(1), st.column_text(2), st.column_text(3), st.column_text(4),
                     st.column_text(5), st.column_text(6), st.column_text(8), st.column_int(7), st.column_text(9),
-                    st.column_int(10)});
+                    st.column_int(10), st.column_text(11)});
   return rows;
 }
 

@@ -12,7 +12,7 @@
 
 namespace dlfuzz {
 
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 struct BugRow {
   int64_t id;
@@ -20,6 +20,7 @@ struct BugRow {
   int64_t hits;
   std::string reduced_ops;   // sorted op set of the reduced program ("" until reduced)
   int64_t duplicate_of = 0;  // an earlier bug this one is judged the same as (0: none)
+  std::string layer;         // the compiler layer of its latest attributed finding ("" if none)
 
   // The signature refined by the reduced op set, once there is one.
   std::string full_signature() const { return reduced_ops.empty() ? signature : signature + "|ops=" + reduced_ops; }
@@ -65,6 +66,9 @@ class Store {
   // The evidence of a bug's latest finding that has one (a performance
   // finding's estimates and profiles: oracles/perf_oracle.h); null if none.
   nlohmann::json bug_evidence(int64_t bug);
+  // The ladder's verdicts of a bug's latest finding that has them
+  // (Finding::ablation); null if none.
+  nlohmann::json bug_ablation(int64_t bug);
 
   std::vector<BugRow> bugs();
   int64_t count(const std::string& table);

@@ -20,6 +20,9 @@ Runners:
   py-eager-resized  py-eager, then again at that size: inductor-dynamic's reference
   py-eager64-resized  its float64 twin
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
+  dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
+  aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
+                    Inductor's decompositions and partitioner, no codegen (a ladder rung)
   aoti              torch.export + AOTInductor (inference programs)
 
 The eager runners also run on torch 1.13 (Debian's python3: no torch.compile).
@@ -200,6 +203,9 @@ RUNNERS = {
     "py-eager-resized": lambda meta, fn: fn,
     "py-eager64-resized": lambda meta, fn: fn,
     "aot-eager": lambda meta, fn: torch_compile(fn, backend="aot_eager"),
+    # The layer ladder's rungs (oracles/layer_ladder.h) besides aot-eager and inductor.
+    "dynamo-eager": lambda meta, fn: torch_compile(fn, backend="eager"),
+    "aot-decomp": lambda meta, fn: torch_compile(fn, backend="aot_eager_decomp_partition"),
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
     "fault-py-regression": lambda meta, fn: planted_regression(fn),
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "triage/report.h"
 #include "triage/store.h"
 
 namespace dlfuzz {
@@ -141,6 +142,8 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
     s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
     // Turn it back into a version-1 store, as an older dlfuzz wrote it.
     s.db().exec(
+        "ALTER TABLE findings DROP COLUMN layer; ALTER TABLE findings DROP COLUMN ablation;"
+        "ALTER TABLE bugs DROP COLUMN layer;"
         "ALTER TABLE findings DROP COLUMN evidence; DROP TABLE bug_envs; ALTER TABLE bugs DROP COLUMN duplicate_of;"
         "ALTER TABLE bugs DROP COLUMN reduced_ops;"
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
@@ -155,6 +158,43 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
   EXPECT_EQ(s.count("findings"), 1);
   EXPECT_TRUE(s.env_checks(s.bugs()[0].id).empty()) << "bug_envs (v3) exists and is empty";
   EXPECT_TRUE(s.bug_evidence(s.bugs()[0].id).is_null()) << "findings.evidence (v4) exists and is empty";
+  EXPECT_EQ(s.bugs()[0].layer, "") << "bugs.layer (v5) exists and is empty";
+  EXPECT_TRUE(s.bug_ablation(s.bugs()[0].id).is_null()) << "findings.ablation (v5) exists and is empty";
+}
+
+TEST(Store, LayerAndAblationReachTheBugAndItsReportButNotTheSignature) {
+  std::string path = temp_db("layer.db");
+  Store s(path);
+  int64_t c = s.begin_campaign("{}", "v");
+  Finding f = finding("inductor", "BackendCompilerFailed: backend='inductor' raised: required rank 4 tensor");
+  f.ref_runner = "py-eager";
+  f.stage = "compile";
+  std::string unattributed = f.signature();
+  f.layer = "AOTAutograd decompositions";
+  f.ablation = nlohmann::json::array();
+  for (auto [rung, verdict] :
+       {std::pair{"eager", "pass"}, {"aot_eager", "pass"}, {"decomp", "fail"}, {"inductor", "fail"}})
+    f.ablation.push_back({{"rung", rung}, {"runner", "x"}, {"verdict", verdict}});
+  EXPECT_EQ(f.signature(), unattributed) << "the reducer compares signatures of unattributed candidates";
+  std::string prog = s.add_program("p\n", 1, 1);
+  int64_t bug = s.add_finding(c, prog, f, "v");
+  Finding plain = f;  // a later finding without attribution keeps the bug's layer
+  plain.layer.clear();
+  plain.ablation = nullptr;
+  EXPECT_EQ(s.add_finding(c, prog, plain, "v"), bug);
+  ASSERT_EQ(s.bugs().size(), 1u);
+  EXPECT_EQ(s.bugs()[0].layer, "AOTAutograd decompositions");
+  EXPECT_EQ(s.bug_ablation(bug), f.ablation);
+  auto d = load_bug(s, bug);
+  ASSERT_TRUE(d);
+  std::string md = markdown_report(*d, path);
+  EXPECT_NE(md.find("- layer: AOTAutograd decompositions\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| eager | aot_eager | decomp | inductor |\n| --- | --- | --- | --- |\n"
+                    "| pass | pass | fail | fail |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(export_json(s)["bugs"][0]["layer"], "AOTAutograd decompositions");
+  EXPECT_EQ(ablation_markdown(nullptr), "") << "no ladder ran: no table";
 }
 
 TEST(Store, PerformanceFindingKeepsItsKindAndEvidence) {

@@ -1,0 +1,84 @@
+#include "oracles/layer_ladder.h"
+
+#include <algorithm>
+#include <map>
+
+#include "oracles/evaluate.h"
+
+namespace dlfuzz {
+
+namespace {
+// The Python runners whose path runs up the ladder, and how many of its
+// rungs lie below them (rungs at and above a runner's own are not rerun:
+// its own finding is the verdict of its rung).
+const std::map<std::string, size_t>& ladder_runners() {
+  static const std::map<std::string, size_t> m = {
+      {"aot-eager", 1}, {"inductor", 3}, {"inductor-dynamic", 4}, {"aoti", 4}};
+  return m;
+}
+
+std::string in_env(const std::string& runner, const RunnerSpec& spec) {
+  return spec.env.empty() ? runner : runner + "@" + spec.env;
+}
+
+bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.oracle && a.stage == b.stage; }
+}  // namespace
+
+const std::vector<LadderRung>& layer_ladder() {
+  static const std::vector<LadderRung> rungs = {
+      {"eager", "dynamo-eager", "Dynamo"},
+      {"aot_eager", "aot-eager", "AOTAutograd"},
+      {"decomp", "aot-decomp", "AOTAutograd decompositions"},
+      {"inductor", "inductor", "Inductor"},
+  };
+  return rungs;
+}
+
+bool ladder_applies(const std::string& test_runner) {
+  auto spec = parse_runner(test_runner);
+  return spec && spec->worker() == WorkerKind::python && spec->plugin.empty() && !spec->on_cpu &&
+         ladder_runners().count(spec->row->name);
+}
+
+void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& findings) {
+  const auto& rungs = layer_ladder();
+  std::vector<std::string> wanted;  // every rung below some ladder finding, once
+  for (auto& f : findings) {
+    auto spec = parse_runner(f.test_runner);
+    if (!spec) continue;
+    f.layer = spec->row->layer;
+    if (!ladder_applies(f.test_runner) || f.kind != FindingKind::correctness) continue;
+    size_t below = ladder_runners().at(spec->row->name);
+    for (size_t i = 0; i < below; ++i) {
+      std::string r = in_env(rungs[i].runner, *spec);
+      if (std::find(wanted.begin(), wanted.end(), r) == wanted.end()) wanted.push_back(r);
+    }
+  }
+  if (wanted.empty()) return;
+  // Without recheck: no ladder inside the ladder. Each rung is judged against
+  // py-eager (arbitrated by py-eager64), as the finding was.
+  Evaluation ev = evaluate(ex, p, wanted, false);
+  for (auto& f : findings) {
+    if (!ladder_applies(f.test_runner) || f.kind != FindingKind::correctness) continue;
+    auto spec = parse_runner(f.test_runner);
+    size_t below = ladder_runners().at(spec->row->name);
+    f.ablation = nlohmann::json::array();
+    std::string first;
+    for (size_t i = 0; i < rungs.size(); ++i) {
+      std::string runner = in_env(rungs[i].runner, *spec), verdict;
+      if (i < below) {
+        bool ran = std::find(ev.skipped.begin(), ev.skipped.end(), runner) == ev.skipped.end();
+        bool shows = std::any_of(ev.findings.begin(), ev.findings.end(),
+                                 [&](const Finding& g) { return g.test_runner == runner && same_finding(f, g); });
+        verdict = !ran ? "not run" : shows ? "fail" : "pass";
+      } else {
+        verdict = i == below ? "fail" : "not run";  // its own rung: the finding itself
+      }
+      if (verdict == "fail" && first.empty()) first = rungs[i].layer;
+      f.ablation.push_back({{"rung", rungs[i].rung}, {"runner", runner}, {"verdict", verdict}});
+    }
+    if (!first.empty()) f.layer = first;
+  }
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,41 @@
+// Whose bug is it: each finding attributed to a compiler layer. A LibTorch
+// runner's layer is its row's in the runner table (TorchScript's executors,
+// NNC, freezing and Static Runtime are runners of their own). A PyTorch 2.x
+// finding is rerun up a ladder of torch.compile backends, each adding one
+// layer, as PyTorch's CompilerBisector does:
+//
+//   eager      dynamo-eager  backend "eager": Dynamo's graph capture alone
+//   aot_eager  aot-eager     + AOTAutograd (functionalization, joint graph)
+//   decomp     aot-decomp    + Inductor's decompositions and partitioner
+//   inductor   inductor      + Inductor's lowering, fusion and codegen
+//
+// and the first rung that shows the same finding (same oracle, same stage)
+// names the layer. Each rung is judged by the same oracles as the finding.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "generator/program.h"
+#include "oracles/finding.h"
+#include "runners/executor.h"
+
+namespace dlfuzz {
+
+struct LadderRung {
+  const char* rung;    // the ablation table's column: eager, aot_eager, decomp, inductor
+  const char* runner;  // the runner that stops at this layer
+  const char* layer;   // what a finding first seen here is attributed to
+};
+const std::vector<LadderRung>& layer_ladder();
+
+// Whether `test_runner`'s findings are attributed by the ladder (inductor,
+// inductor-dynamic, aot-eager, aoti, in any environment).
+bool ladder_applies(const std::string& test_runner);
+
+// Sets layer (and, through the ladder, ablation) of every finding; the
+// rungs below each ladder finding run once for all of them, in the test
+// runner's environment. A ladder finding no rung shows (one of aoti's or
+// only at inductor-dynamic's resized call) keeps its runner's own layer.
+void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& findings);
+
+}  // namespace dlfuzz

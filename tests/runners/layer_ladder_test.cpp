@@ -1,0 +1,87 @@
+// Layer attribution (oracles/layer_ladder.h) at known layers: the lerp of a
+// channels_last f32[1,3,3,1] with 0-d end and weight, which Inductor fails to
+// compile because a decomposition clones a 0-d result as channels_last (the
+// eager and aot_eager backends pass, aot_eager_decomp_partition fails), and a
+// LibTorch runner whose layer is its own row's.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "generator/dlf.h"
+#include "oracles/evaluate.h"
+#include "oracles/layer_ladder.h"
+#include "tests/runners/python_test_options.h"
+
+namespace dlfuzz {
+
+namespace {
+Program load(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  ParseResult r = parse_program(ss.str(), path);
+  EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
+  return r.program;
+}
+
+std::vector<std::string> verdicts(const Finding& f) {
+  std::vector<std::string> v;
+  for (const auto& r : f.ablation) v.push_back(r["rung"].get<std::string>() + "=" + r["verdict"].get<std::string>());
+  return v;
+}
+
+ExecutorOptions native_options() {
+  ExecutorOptions o;
+  o.dlfuzz_binary = DLFUZZ_BINARY;
+  o.timeout_ms = 30000;
+  return o;
+}
+}  // namespace
+
+TEST(LayerLadder, AppliesToTheCompiledPythonRunnersOnly) {
+  for (const char* r : {"inductor", "inductor-dynamic", "aot-eager", "aoti", "inductor@venv"})
+    EXPECT_TRUE(ladder_applies(r)) << r;
+  for (const char* r : {"py-eager", "dynamo-eager", "aot-decomp", "ts", "fault-py-regression", "no-such"})
+    EXPECT_FALSE(ladder_applies(r)) << r;
+  ASSERT_EQ(layer_ladder().size(), 4u);
+  for (const auto& rung : layer_ladder()) EXPECT_TRUE(parse_runner(rung.runner)) << rung.runner;
+}
+
+TEST(LayerLadder, LerpOfChannelsLastWithZeroDimEndFailsAtTheDecompositions) {
+  if (!test::venv_imports("torch._dynamo")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  Program p = load(std::string(DLFUZZ_SOURCE_DIR) + "/tests/runners/lerp_channels_last.dlf");
+  Executor ex(test::python_options());
+  Evaluation ev = evaluate(ex, p, {"inductor"}, /*recheck=*/true);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  const Finding& f = ev.findings[0];
+  EXPECT_EQ(f.oracle, "status");
+  EXPECT_EQ(f.stage, "compile");
+  EXPECT_EQ(f.layer, "AOTAutograd decompositions") << f.ablation.dump();
+  EXPECT_EQ(verdicts(f), (std::vector<std::string>{"eager=pass", "aot_eager=pass", "decomp=fail", "inductor=fail"}));
+  EXPECT_EQ(f.ablation[2]["runner"], "aot-decomp");
+}
+
+TEST(LayerLadder, NoRecheckNoLadder) {
+  if (!test::venv_imports("torch._dynamo")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  Program p = load(std::string(DLFUZZ_SOURCE_DIR) + "/tests/runners/lerp_channels_last.dlf");
+  Executor ex(test::python_options());
+  // aot-decomp under test itself: the same finding, and as the reducer sees it
+  // (no recheck), unattributed.
+  Evaluation ev = evaluate(ex, p, {"aot-decomp"}, false);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  EXPECT_EQ(ev.findings[0].stage, "compile");
+  EXPECT_EQ(ev.findings[0].layer, "");
+  EXPECT_TRUE(ev.findings[0].ablation.is_null());
+}
+
+TEST(LayerLadder, ALibTorchRunnersLayerIsItsRows) {
+  Program p = load(std::string(DLFUZZ_SOURCE_DIR) + "/tests/runners/lerp_channels_last.dlf");
+  Executor ex(native_options());
+  Evaluation ev = evaluate(ex, p, {"fault-compile-error"}, /*recheck=*/true);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  EXPECT_EQ(ev.findings[0].layer, "planted fault");
+  EXPECT_TRUE(ev.findings[0].ablation.is_null()) << "no ladder for LibTorch runners";
+}
+
+}  // namespace dlfuzz
