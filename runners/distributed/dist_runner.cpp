@@ -55,6 +55,22 @@ RunResult fold(const std::string& name, const Program& p, const std::vector<RunR
     if (!tp || r == 0) out.outputs.insert(out.outputs.end(), ranks[r].outputs.begin(), ranks[r].outputs.end());
     out.rank_digests.push_back(ranks[r].rank_digests.empty() ? std::vector<std::string>{} : ranks[r].rank_digests[0]);
   }
+  // A timed call lasts as long as its slowest rank; rank_skew is the slowest
+  // rank's median over the fastest's (a rank that waits).
+  bool timed = true;
+  for (const auto& rr : ranks) timed = timed && !rr.call_ms.empty() && rr.call_ms.size() == ranks[0].call_ms.size();
+  if (timed) {
+    std::vector<double> medians;
+    for (size_t i = 0; i < ranks[0].call_ms.size(); ++i)
+      for (const auto& rr : ranks) out.call_ms[i] = std::max(out.call_ms[i], rr.call_ms[i]);
+    for (const auto& rr : ranks) {
+      std::vector<double> v = rr.call_ms;
+      std::sort(v.begin(), v.end());
+      medians.push_back(v[v.size() / 2]);
+    }
+    std::sort(medians.begin(), medians.end());
+    out.counters["rank_skew"] = medians.back() / std::max(medians.front(), 1e-9);
+  }
   size_t steps = ranks[0].losses.size();
   for (size_t s = 0; s < steps; ++s)
     for (const auto& rr : ranks)

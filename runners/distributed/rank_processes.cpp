@@ -54,6 +54,7 @@ std::vector<RunResult> run_ranks_as_processes(const std::string& runner, const P
   req.program = print_program(p);
   req.runners = {runner};
   req.warmup = cfg.warmup;
+  req.timed_calls = cfg.timed_calls;
   req.backend = cfg.backend;
   req.world = world;
   req.store_port = pool.store->port();

@@ -95,7 +95,7 @@ TEST(PerfOracle, ReferencesAndUntimedRunnersAreNeverCandidates) {
   ASSERT_EQ(cs.size(), 1u);
   EXPECT_EQ(cs[0].test, "ts");
   EXPECT_DOUBLE_EQ(cs[0].ratio, 3);
-  rs[3].call_ms = {1.05, 1.05, 1.05};  // within the threshold, no signal: not a candidate
+  rs[3].call_ms = {1.04, 1.04, 1.04};  // within half the threshold, no signal: not a candidate
   EXPECT_TRUE(perf_candidates(p, rs, PerfOptions{}).empty());
   rs[3].runner = "ts-nnc";  // the NNC fuser made no fusion group: a signal, and not faster
   rs[3].counters = {{"fusion_groups", 0}, {"nodes_outside_fusion", 4}};
