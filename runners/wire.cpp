@@ -91,7 +91,9 @@ ReadStatus read_frame(int fd, std::string& payload, int timeout_ms) {
 std::string encode_result(const RunResult& r) {
   std::string blob;
   nlohmann::json j = to_json(r, [&](const HostTensor& t) { return tensor_meta(t, blob); });
-  std::string meta = j.dump();
+  // An error text is any bytes a compiler printed: not-UTF-8 becomes U+FFFD
+  // rather than an exception in the worker.
+  std::string meta = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   uint32_t n = static_cast<uint32_t>(meta.size());
   std::string out(4, '\0');
   std::memcpy(out.data(), &n, 4);

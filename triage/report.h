@@ -24,5 +24,9 @@ struct BugDetail {
 std::optional<BugDetail> load_bug(Store& store, int64_t id);
 std::string markdown_report(const BugDetail& d, const std::string& db_path);
 nlohmann::json export_json(Store& store);
+// export_json as text (`triage export`). A store's texts are whatever a
+// compiler printed, cut anywhere (a title keeps 80 bytes of the error): bytes
+// that are not UTF-8 become U+FFFD instead of failing the export.
+std::string export_json_text(Store& store);
 
 }  // namespace dlfuzz

@@ -51,20 +51,36 @@ Database::Database(const std::string& path, bool create) : path_(path) {
     db_ = nullptr;
     throw StoreError(path + ": " + msg);
   }
-  sqlite3_busy_timeout(db_, 10000);  // shards and readers may hold the lock briefly
+  // Two campaigns, a retest and a merge may share one store: a writer waits
+  // for the other's transaction instead of failing with "database is locked".
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
 }
 Database::~Database() { sqlite3_close(db_); }
 
-void Database::exec(const std::string& sql) {
+int Database::try_exec(const std::string& sql, std::string* error) {
   char* err = nullptr;
-  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    throw StoreError(path_ + ": " + msg);
-  }
+  int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK && error) *error = path_ + ": " + (err ? err : sqlite3_errstr(rc));
+  sqlite3_free(err);
+  return rc;
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+void Database::exec(const std::string& sql) {
+  std::string error;
+  if (try_exec(sql, &error) != SQLITE_OK) throw StoreError(error);
+}
+
+Transaction::Transaction(Database& db) : db_(db) {
+  // The busy timeout has waited already; a writer that holds the store
+  // longer (a big merge) is waited for again before the caller gives up.
+  std::string error;
+  for (int attempt = 1; attempt <= kBeginAttempts; ++attempt) {
+    int rc = db_.try_exec("BEGIN IMMEDIATE", &error);
+    if (rc == SQLITE_OK) return;
+    if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) break;
+  }
+  throw StoreError(error);
+}
 Transaction::~Transaction() {
   if (!done_) {
     try {

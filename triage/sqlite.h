@@ -36,6 +36,11 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// How long a statement waits for another connection's write lock, and how
+// many such waits a transaction's BEGIN IMMEDIATE makes before it fails.
+constexpr int kBusyTimeoutMs = 30000;
+constexpr int kBeginAttempts = 4;
+
 class Database {
  public:
   // Opens (creating if allowed) the file; throws StoreError naming it.
@@ -45,6 +50,8 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   void exec(const std::string& sql);
+  // SQLite's result code, with the message in *error when it is not SQLITE_OK.
+  int try_exec(const std::string& sql, std::string* error);
   Statement prepare(const std::string& sql) { return Statement(db_, sql); }
   int64_t last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
   const std::string& path() const { return path_; }

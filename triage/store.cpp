@@ -97,35 +97,56 @@ void Store::migrate() {
   } catch (const StoreError& e) {
     throw StoreError(db_->path() + ": not a readable dlfuzz database (" + e.what() + ")");
   }
-  int version = 1;
-  if (tables == 0) {
-    db_->exec("PRAGMA journal_mode=WAL");
-    Transaction tx(*db_);
-    db_->exec(kSchemaV1);
-    db_->prepare("INSERT INTO meta(key, value) VALUES('schema_version', '1')").run();
-    tx.commit();
-  } else {
-    version = 0;
+  auto schema_version = [&] {
+    int v = 0;
     try {
       auto st = db_->prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-      if (st.step()) version = std::stoi(st.column_text(0));
+      if (st.step()) v = std::stoi(st.column_text(0));
     } catch (const std::exception&) {
       throw StoreError(db_->path() + ": not a dlfuzz database (no schema_version)");
     }
+    return v;
+  };
+  int version = 1;
+  bool created = false;
+  if (tables == 0) {
+    db_->exec("PRAGMA journal_mode=WAL");
+    Transaction tx(*db_);
+    // Two campaigns started on a new store race here: the write lock decides
+    // which creates it; the other reads it like any existing store.
+    {
+      auto st = db_->prepare("SELECT count(*) FROM sqlite_master");
+      st.step();
+      created = st.column_int(0) == 0;
+    }
+    if (created) {
+      db_->exec(kSchemaV1);
+      db_->prepare("INSERT INTO meta(key, value) VALUES('schema_version', '1')").run();
+    }
+    tx.commit();
+  }
+  if (!created) {
+    version = schema_version();
     if (version > kSchemaVersion)
       throw StoreError(fmt::format("{}: schema version {} is newer than this dlfuzz understands ({})", db_->path(),
                                    version, kSchemaVersion));
     if (version < 1) throw StoreError(db_->path() + ": not a dlfuzz database (bad schema_version)");
-    auto check = db_->prepare("PRAGMA quick_check");
-    if (!check.step() || check.column_text(0) != "ok")
-      throw StoreError(db_->path() + ": database is corrupt (" + check.column_text(0) + ")");
+    {  // finalized before the journal mode changes: an unfinished statement holds a read transaction
+      auto check = db_->prepare("PRAGMA quick_check");
+      if (!check.step() || check.column_text(0) != "ok")
+        throw StoreError(db_->path() + ": database is corrupt (" + check.column_text(0) + ")");
+    }
     db_->exec("PRAGMA journal_mode=WAL");
   }
-  for (; version < kSchemaVersion; ++version) {
+  while (version < kSchemaVersion) {
     Transaction tx(*db_);
+    version = schema_version();  // under the write lock: another process may have migrated meanwhile
+    if (version >= kSchemaVersion) break;
+    if (version < 1) throw StoreError(db_->path() + ": not a dlfuzz database (bad schema_version)");
     db_->exec(kMigrations[version - 1]);
     db_->prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").bind(1, std::to_string(version + 1)).run();
     tx.commit();
+    ++version;
   }
 }
 
