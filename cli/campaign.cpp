@@ -156,6 +156,9 @@ int run_campaign(const CampaignOptions& opt) {
   std::unique_ptr<Store> store;
   try {
     store = std::make_unique<Store>(opt.db);
+  } catch (const StoreReadOnly& e) {
+    std::cerr << "dlfuzz fuzz: cannot write the store: " << e.what() << "\n";
+    return kExitStoreFailed;
   } catch (const StoreError& e) {
     std::cerr << "dlfuzz fuzz: " << e.what() << "\n";
     return 2;
@@ -246,7 +249,7 @@ int run_campaign(const CampaignOptions& opt) {
   }
   if (!sh.store_error.empty()) {
     std::cerr << fmt::format(
-        "\ndlfuzz fuzz: stopped after {} programs: cannot write the store: {}\n"
+        "\ndlfuzz fuzz: stopped after {} programs: cannot write the store (disk full? not writable?): {}\n"
         "  the {} findings committed before are kept in {}\n",
         sh.programs, sh.store_error, sh.findings, opt.db);
     return kExitStoreFailed;

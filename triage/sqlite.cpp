@@ -54,6 +54,13 @@ Database::Database(const std::string& path, bool create) : path_(path) {
   // Two campaigns, a retest and a merge may share one store: a writer waits
   // for the other's transaction instead of failing with "database is locked".
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  // SQLite falls back to read-only silently; the first write would then fail
+  // with a message that does not say why.
+  if (create && sqlite3_db_readonly(db_, "main") == 1) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw StoreReadOnly(path + ": the store is read-only (no write permission on it or its directory)");
+  }
 }
 Database::~Database() { sqlite3_close(db_); }
 

@@ -12,6 +12,11 @@ namespace dlfuzz {
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// The file could only be opened for reading (no write permission on it or its
+// directory): dlfuzz's stores are always written (WAL, migrations).
+struct StoreReadOnly : StoreError {
+  using StoreError::StoreError;
+};
 
 class Statement {
  public:
@@ -43,7 +48,8 @@ constexpr int kBeginAttempts = 4;
 
 class Database {
  public:
-  // Opens (creating if allowed) the file; throws StoreError naming it.
+  // Opens (creating if allowed) the file; throws StoreError naming it, and
+  // StoreReadOnly when `create` was asked for but only reading is allowed.
   Database(const std::string& path, bool create);
   ~Database();
   Database(const Database&) = delete;

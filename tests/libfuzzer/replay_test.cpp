@@ -9,6 +9,7 @@
 
 #include "libfuzzer/targets/fuzz_checks.h"
 #include "libfuzzer/targets/store_files.h"
+#include "triage/merge.h"
 #include "triage/store.h"
 
 namespace fs = std::filesystem;
@@ -56,6 +57,13 @@ TEST(FuzzReplay, ChecksAcceptGarbageAndTheSeedStoreOpens) {
   EXPECT_EQ(s.count("bugs"), 3);
   EXPECT_EQ(s.count("findings"), 3);
   EXPECT_EQ(s.count("bug_envs"), 1);
+  // The merge target's seed merges (so fuzzing starts from the merging path, not a refusal).
+  std::string into_path = fuzz_scratch_dir() + "/into.db";
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(into_path + suffix);
+  Store into(into_path);
+  MergeStats m = merge_store(into, path);
+  EXPECT_EQ(m.findings, 3);
+  EXPECT_EQ(m.new_bugs, 3);
 }
 
 }  // namespace
