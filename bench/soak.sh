@@ -21,7 +21,7 @@ touch "$out/seen_pids"
 csv="$out/soak.csv"
 echo "t_s,campaign_rss_kb,workers_rss_kb,workers,fds,store_bytes,programs,programs_per_s" >"$csv"
 
-build/dlfuzz fuzz --seconds "$seconds" --db "$db" --no-progress "$@" >"$out/campaign.log" 2>&1 &
+build/dlfuzz fuzz --time "${seconds}s" --db "$db" --no-progress "$@" >"$out/campaign.log" 2>&1 &
 pid=$!
 descendants() {  # every process below $1
   local kids
