@@ -31,7 +31,11 @@ descendants() {  # every process below $1
     descendants "$k"
   done
 }
-rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+rss() {  # kB; 0 for a process that has just exited (or is a zombie: no VmRSS)
+  local kb
+  kb=$(awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || true)
+  echo "${kb:-0}"
+}
 start=$(date +%s)
 last_programs=0
 last_t=0

@@ -243,7 +243,9 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
       .bind(11, static_cast<int64_t>(f.flaky))
       .bind(12, versions)
       .bind(13, now)
-      .bind(14, f.evidence.is_null() ? std::string() : f.evidence.dump())
+      // Evidence may carry compiler text (kernel names): bytes that are not UTF-8 become U+FFFD.
+      .bind(14, f.evidence.is_null() ? std::string()
+                                     : f.evidence.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
       .run();
   db_->prepare("UPDATE campaigns SET findings = findings + 1 WHERE id = ?").bind(1, campaign).run();
   tx.commit();

@@ -66,6 +66,18 @@ void write_sample_store(const std::string& path) {
     s.record_reduction(bug, reduced, "relu");
     s.record_reduction(dup, reduced, "relu");
     s.record_env_check(bug, "venv", "torch 2.15.0", true);
+    Finding slow{"performance", "eager", "inductor", "slower", "inductor 1.50x the time of eager", "hot: mm"};
+    slow.kind = FindingKind::performance;
+    nlohmann::json estimate = {{"pairs", 20},    {"ratio", 1.5},         {"ci_low", 1.3},
+                               {"ci_high", 1.7}, {"ref_median_ms", 0.2}, {"test_median_ms", 0.3}};
+    slow.evidence = {{"kind", "slower"},
+                     {"threshold", 0.2},
+                     {"first", estimate},
+                     {"second", estimate},
+                     {"counters", {{"inductor.kernels", 2}}},
+                     {"ref_profile", {{"ops", {{"aten::mm", 0.1, 1}}}, {"trace", "/tmp/ref <trace>.json"}}},
+                     {"test_profile", {{"ops", {{"triton_<b>|mm", 0.2, 2}}}}}};
+    s.add_finding(c2, p1, slow, "torch 2.15.0");
     s.sample_throughput(c2, 5, 1, 1);
     s.db().exec("PRAGMA journal_mode=DELETE");
     s.db().exec("PRAGMA page_size=512");

@@ -54,16 +54,16 @@ TEST(FuzzReplay, ChecksAcceptGarbageAndTheSeedStoreOpens) {
   std::string path = fuzz_scratch_dir() + "/sample.db";
   write_sample_store(path);
   Store s(path);
-  EXPECT_EQ(s.count("bugs"), 3);
-  EXPECT_EQ(s.count("findings"), 3);
+  EXPECT_EQ(s.count("bugs"), 4);
+  EXPECT_EQ(s.count("findings"), 4);
   EXPECT_EQ(s.count("bug_envs"), 1);
   // The merge target's seed merges (so fuzzing starts from the merging path, not a refusal).
   std::string into_path = fuzz_scratch_dir() + "/into.db";
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(into_path + suffix);
   Store into(into_path);
   MergeStats m = merge_store(into, path);
-  EXPECT_EQ(m.findings, 3);
-  EXPECT_EQ(m.new_bugs, 3);
+  EXPECT_EQ(m.findings, 4);
+  EXPECT_EQ(m.new_bugs, 4);
 }
 
 }  // namespace
