@@ -3,8 +3,8 @@
 namespace dlfuzz {
 
 Statement::Statement(sqlite3* db, const std::string& sql) : db_(db) {
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK)
-    throw StoreError(std::string(sqlite3_errmsg(db)) + " (in: " + sql.substr(0, 60) + ")");
+  if (int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr); rc != SQLITE_OK)
+    throw StoreError(std::string(sqlite3_errmsg(db)) + " (in: " + sql.substr(0, 60) + ")", rc);
 }
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
@@ -29,7 +29,7 @@ bool Statement::step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  throw StoreError(sqlite3_errmsg(db_));
+  throw StoreError(sqlite3_errmsg(db_), rc);
 }
 void Statement::run() {
   while (step()) {
@@ -74,7 +74,7 @@ int Database::try_exec(const std::string& sql, std::string* error) {
 
 void Database::exec(const std::string& sql) {
   std::string error;
-  if (try_exec(sql, &error) != SQLITE_OK) throw StoreError(error);
+  if (int rc = try_exec(sql, &error); rc != SQLITE_OK) throw StoreError(error, rc);
 }
 
 Transaction::Transaction(Database& db) : db_(db) {
@@ -86,7 +86,7 @@ Transaction::Transaction(Database& db) : db_(db) {
     if (rc == SQLITE_OK) return;
     if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) break;
   }
-  throw StoreError(error);
+  throw StoreError(error, SQLITE_BUSY);
 }
 Transaction::~Transaction() {
   if (!done_) {

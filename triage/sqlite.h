@@ -10,7 +10,10 @@
 namespace dlfuzz {
 
 struct StoreError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit StoreError(const std::string& message, int sqlite_code = 0)
+      : std::runtime_error(message), sqlite_code(sqlite_code) {}
+  int sqlite_code;  // SQLite's result code, 0 when the error is dlfuzz's own
+  bool busy() const { return (sqlite_code & 0xff) == SQLITE_BUSY; }
 };
 // The file could only be opened for reading (no write permission on it or its
 // directory): dlfuzz's stores are always written (WAL, migrations).

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "generator/hash.h"
 #include "runners/runner_spec.h"
@@ -84,7 +86,19 @@ std::string now_utc() {
 
 std::string Store::hash_text(const std::string& text) { return fmt::format("{:016x}", fnv1a(text)); }
 
-Store::Store(const std::string& path) : db_(std::make_unique<Database>(path, true)) { migrate(); }
+Store::Store(const std::string& path) : db_(std::make_unique<Database>(path, true)) {
+  // While another process creates the store or switches it to WAL, SQLite
+  // may answer "database is locked" at once, without the busy timeout's wait.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      migrate();
+      return;
+    } catch (const StoreError& e) {
+      if (!e.busy() || attempt == 40) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(25 * attempt));
+    }
+  }
+}
 
 void Store::migrate() {
   // Read before writing anything: a file that is not a database, or a newer
@@ -95,13 +109,16 @@ void Store::migrate() {
     st.step();
     tables = st.column_int(0);
   } catch (const StoreError& e) {
-    throw StoreError(db_->path() + ": not a readable dlfuzz database (" + e.what() + ")");
+    throw StoreError(db_->path() + ": not a readable dlfuzz database (" + e.what() + ")", e.sqlite_code);
   }
   auto schema_version = [&] {
     int v = 0;
     try {
       auto st = db_->prepare("SELECT value FROM meta WHERE key = 'schema_version'");
       if (st.step()) v = std::stoi(st.column_text(0));
+    } catch (const StoreError& e) {
+      if (e.busy()) throw;  // another process is creating it: try again
+      throw StoreError(db_->path() + ": not a dlfuzz database (no schema_version)");
     } catch (const std::exception&) {
       throw StoreError(db_->path() + ": not a dlfuzz database (no schema_version)");
     }
