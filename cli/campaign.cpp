@@ -18,6 +18,7 @@
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "oracles/evaluate.h"
+#include "reducers/subprocess.h"
 #include "triage/store.h"
 
 namespace dlfuzz {
@@ -35,7 +36,12 @@ struct Shared {
   std::set<int64_t> bugs, new_bugs;
   std::map<std::string, int64_t> reference_errors;
   std::map<std::string, int> perf_confirmed;  // by "ref|test|kind"
+  std::string store_error;  // the store could not be written (disk full, read-only): the campaign stops
 };
+
+// Exit code of a campaign stopped because its store could not be written
+// (README: exit codes); what it committed before stays readable.
+constexpr int kExitStoreFailed = 3;
 
 using Clock = std::chrono::steady_clock;
 
@@ -110,14 +116,19 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
       sh.reference_errors[normalize_error(e)]++;
     }
     if (ev.findings.empty()) continue;
-    std::string hash = sh.store->add_program(print_program(p), seed, p.count_nodes());
-    for (const auto& f : ev.findings) {
-      bool is_new = false;
-      int64_t bug = sh.store->add_finding(sh.campaign, hash, f, ev.versions, &is_new);
-      ++sh.findings;
-      sh.flaky += f.flaky;
-      sh.bugs.insert(bug);
-      if (is_new) sh.new_bugs.insert(bug);
+    try {
+      std::string hash = sh.store->add_program(print_program(p), seed, p.count_nodes());
+      for (const auto& f : ev.findings) {
+        bool is_new = false;
+        int64_t bug = sh.store->add_finding(sh.campaign, hash, f, ev.versions, &is_new);
+        ++sh.findings;
+        sh.flaky += f.flaky;
+        sh.bugs.insert(bug);
+        if (is_new) sh.new_bugs.insert(bug);
+      }
+    } catch (const StoreError& e) {
+      if (sh.store_error.empty()) sh.store_error = e.what();
+      g_stop = true;
     }
   }
 }
@@ -136,15 +147,18 @@ void reduce_new_bugs(const CampaignOptions& opt, const std::set<int64_t>& bugs) 
 
 bool reduce_bug(const std::string& db, int64_t id, double seconds, const std::string& out) {
   std::string exe = default_executor_options().dlfuzz_binary;
-  std::string cmd =
-      fmt::format("'{}' reduce bug:{} --db '{}' --max-time {} -o '{}' 2>/dev/null", exe, id, db, seconds, out);
-  return std::system(cmd.c_str()) == 0;
+  return run_argv({exe, "reduce", fmt::format("bug:{}", id), "--db", db, "--max-time", fmt::format("{}", seconds), "-o",
+                   out},
+                  ChildOutput::no_stderr) == 0;
 }
 
 int run_campaign(const CampaignOptions& opt) {
   std::unique_ptr<Store> store;
   try {
     store = std::make_unique<Store>(opt.db);
+  } catch (const StoreReadOnly& e) {
+    std::cerr << "dlfuzz fuzz: cannot write the store: " << e.what() << "\n";
+    return kExitStoreFailed;
   } catch (const StoreError& e) {
     std::cerr << "dlfuzz fuzz: " << e.what() << "\n";
     return 2;
@@ -163,7 +177,12 @@ int run_campaign(const CampaignOptions& opt) {
   if (opt.perf) config["perf_threshold"] = opt.perf_options.threshold;
   Shared sh;
   sh.store = store.get();
-  sh.campaign = store->begin_campaign(config.dump(), "");
+  try {
+    sh.campaign = store->begin_campaign(config.dump(), "");
+  } catch (const StoreError& e) {
+    std::cerr << "dlfuzz fuzz: cannot write the store: " << e.what() << "\n";
+    return kExitStoreFailed;
+  }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
@@ -204,8 +223,13 @@ int run_campaign(const CampaignOptions& opt) {
                                    python.empty() ? "" : fmt::format(", {} through PyTorch 2.x", sh.python_programs),
                                    sh.findings, sh.bugs.size(), sh.new_bugs.size())
                     << std::flush;
-        if (Clock::now() - last_sample > std::chrono::seconds(10)) {
-          store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size());
+        if (Clock::now() - last_sample > std::chrono::seconds(10) && sh.store_error.empty()) {
+          try {
+            store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size());
+          } catch (const StoreError& e) {
+            sh.store_error = e.what();
+            g_stop = true;
+          }
           last_sample = Clock::now();
         }
       }
@@ -215,8 +239,21 @@ int run_campaign(const CampaignOptions& opt) {
   for (auto& t : threads) t.join();
   progress.join();
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
-  store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size());
-  store->end_campaign(sh.campaign, sh.programs, sh.findings);
+  if (sh.store_error.empty()) {
+    try {
+      store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size());
+      store->end_campaign(sh.campaign, sh.programs, sh.findings);
+    } catch (const StoreError& e) {
+      sh.store_error = e.what();
+    }
+  }
+  if (!sh.store_error.empty()) {
+    std::cerr << fmt::format(
+        "\ndlfuzz fuzz: stopped after {} programs: cannot write the store (disk full? not writable?): {}\n"
+        "  the {} findings committed before are kept in {}\n",
+        sh.programs, sh.store_error, sh.findings, opt.db);
+    return kExitStoreFailed;
+  }
 
   std::cerr << "\n";
   std::cout << fmt::format("dlfuzz fuzz: {} programs in {:.0f} s ({:.1f}/s), runners {}\n", sh.programs, secs,

@@ -22,6 +22,7 @@
 #include "oracles/perf_oracle.h"
 #include "reducers/delta.h"
 #include "reducers/pass.h"
+#include "reducers/subprocess.h"
 #include "runners/runner.h"
 #include "triage/store.h"
 
@@ -91,8 +92,7 @@ std::optional<Target> load_target(const Opts& o, Executor& ex) {
 bool run_test_command(const std::string& cmd, const Program& p) {
   fs::path tmp = fs::temp_directory_path() / fmt::format("dlfuzz_reduce_{}.dlf", getpid());
   std::ofstream(tmp) << print_program(p);
-  int rc = std::system((cmd + " " + tmp.string() + " >/dev/null 2>&1").c_str());
-  return rc == 0;
+  return run_user_test(cmd, tmp.string());
 }
 
 std::string write_outputs(const Opts& o, const Target& t, const Program& reduced, const ReduceStats& s) {

@@ -135,7 +135,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
                                    {"layer", f.layer},
                                    {"ablation", f.ablation},
                                    {"flaky", f.flaky}});
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       } else {
         for (const auto& r : ev.results) print_result(r);
         for (const auto& s : ev.skipped) std::cout << s << ": skipped (does not apply to this program)\n";

@@ -84,26 +84,44 @@ int report(Store& s, const Opts& o) {
 }
 
 // Replays every bug on each environment and records which it affects.
+// A stored bug's program, loaded leniently: written by an older dlfuzz, its
+// types are recomputed by today's rules (ParseMode::repair). Says per bug why
+// one cannot be retested instead of failing the whole run.
+std::optional<std::pair<BugDetail, Program>> retest_load(Store& s, const BugRow& b) {
+  auto d = load_bug(s, b.id);
+  if (!d) {
+    std::cout << fmt::format("bug {:>4}: skipped (no finding or program stored for it)\n", b.id);
+    return std::nullopt;
+  }
+  ParseResult pr = parse_program(d->program, fmt::format("bug:{}", b.id), ParseMode::repair);
+  if (!pr.ok()) {
+    std::cout << fmt::format("bug {:>4}: skipped (its program no longer loads: {})\n", b.id, pr.error->str());
+    return std::nullopt;
+  }
+  if (pr.repaired) std::cout << fmt::format("bug {:>4}: program repaired (types recomputed by today's rules)\n", b.id);
+  return std::make_pair(std::move(*d), std::move(pr.program));
+}
+
 int retest_envs(Store& s, const Opts& o, const std::vector<std::string>& envs) {
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = o.timeout * 1000;
   Executor ex(eo);
   int checked = 0;
   for (const auto& b : s.bugs()) {
-    auto d = load_bug(s, b.id);
-    if (!d || d->oracle == "version") continue;  // a version bug is about two environments already
-    ParseResult pr = parse_program(d->program, fmt::format("bug:{}", b.id));
-    auto spec = parse_runner(d->test_runner);
-    if (!pr.ok() || !spec) {
-      std::cout << fmt::format("bug {:>4}: skipped ({})\n", b.id,
-                               pr.ok() ? "unknown runner " + d->test_runner : pr.error->str());
+    auto loaded = retest_load(s, b);
+    if (!loaded) continue;
+    auto& [d, program] = *loaded;
+    if (d.oracle == "version") continue;  // a version bug is about two environments already
+    auto spec = parse_runner(d.test_runner);
+    if (!spec) {
+      std::cout << fmt::format("bug {:>4}: skipped (unknown runner {})\n", b.id, d.test_runner);
       continue;
     }
     spec->env.clear();
     for (const auto& env : envs) {
       std::string runner = spec->name() + "@" + env;
       if (!parse_runner(runner)) continue;  // the other worker kind: not this bug's PyTorch
-      Evaluation ev = evaluate(ex, pr.program, {runner}, false);
+      Evaluation ev = evaluate(ex, program, {runner}, false);
       bool affected = false;
       for (const auto& f : ev.findings)
         affected |= signature_without_runners(f.signature()) == signature_without_runners(b.signature);
@@ -127,14 +145,15 @@ int retest(Store& s, const Opts& o) {
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = o.timeout * 1000;
   Executor ex(eo);
-  int still = 0, fixed = 0;
+  int still = 0, fixed = 0, skipped = 0;
   for (const auto& b : s.bugs()) {
     if (b.status == "fixed" || b.status == "wontfix") continue;
-    auto d = load_bug(s, b.id);
-    if (!d) continue;
-    ParseResult pr = parse_program(d->program, fmt::format("bug:{}", b.id));
-    if (!pr.ok()) continue;
-    Evaluation ev = evaluate(ex, pr.program, {d->test_runner}, false);
+    auto loaded = retest_load(s, b);
+    if (!loaded) {
+      ++skipped;
+      continue;
+    }
+    Evaluation ev = evaluate(ex, loaded->second, {loaded->first.test_runner}, false);
     bool reproduces = false;
     for (const auto& f : ev.findings) reproduces |= f.signature() == b.signature;
     std::string status = reproduces ? b.status : "fixed";
@@ -142,7 +161,8 @@ int retest(Store& s, const Opts& o) {
     (reproduces ? still : fixed)++;
     std::cout << fmt::format("bug {:>4}: {} ({})\n", b.id, reproduces ? "still failing" : "fixed", b.title);
   }
-  std::cout << fmt::format("{} still failing, {} fixed\n", still, fixed);
+  std::cout << fmt::format("{} still failing, {} fixed{}\n", still, fixed,
+                           skipped ? fmt::format(", {} could not be retested", skipped) : "");
   return still ? kExitFinding : kExitOk;
 }
 }  // namespace
@@ -173,7 +193,7 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
   ex->callback([o, action] {
     *action = [o] {
       return with_store(*o, [&](Store& s) {
-        std::cout << export_json(s).dump(2) << "\n";
+        std::cout << export_json_text(s) << "\n";
         return kExitOk;
       });
     };

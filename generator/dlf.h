@@ -36,12 +36,19 @@ struct ParseError {
 struct ParseResult {
   Program program;
   std::optional<ParseError> error;
+  bool repaired = false;  // ParseMode::repair recomputed the types, and then the program verified
   bool ok() const { return !error.has_value(); }
 };
 
 // Strict: every type annotation must match the type rules; the program must
-// verify. Errors name file, line and column.
-ParseResult parse_program(const std::string& text, const std::string& file = "<input>");
+// verify. Repair, for stored programs written under older type rules
+// (syzkaller's non-strict load): a program that parses but does not verify
+// gets its types recomputed by today's rules (infer_types) and is accepted
+// when it then verifies, with `repaired` set and `error` cleared. Errors name
+// file, line and column.
+enum class ParseMode { strict, repair };
+ParseResult parse_program(const std::string& text, const std::string& file = "<input>",
+                          ParseMode mode = ParseMode::strict);
 ParseResult load_program(const std::string& path);
 
 }  // namespace dlfuzz

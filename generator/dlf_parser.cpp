@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "generator/dlf.h"
+#include "generator/infer_types.h"
 #include "generator/op_spec.h"
 #include "generator/verify.h"
 
@@ -142,13 +143,15 @@ class Parser {
     while (std::getline(in, l)) lines_.push_back(l);
   }
 
-  ParseResult run() {
+  ParseResult run(ParseMode mode) {
     ParseResult r;
     try {
       parse();
       r.program = std::move(p_);
       std::string e = verify(r.program);
-      if (!e.empty()) r.error = ParseError{file_, node_line(e), 1, e};
+      if (!e.empty() && mode == ParseMode::repair && infer_types(r.program).empty() && verify(r.program).empty())
+        r.repaired = true;
+      else if (!e.empty()) r.error = ParseError{file_, node_line(e), 1, e};
     } catch (const Failure& f) {
       r.error = ParseError{file_, line_no_, f.col, f.msg};
     }
@@ -507,7 +510,9 @@ class Parser {
 
 }  // namespace
 
-ParseResult parse_program(const std::string& text, const std::string& file) { return Parser(text, file).run(); }
+ParseResult parse_program(const std::string& text, const std::string& file, ParseMode mode) {
+  return Parser(text, file).run(mode);
+}
 
 ParseResult load_program(const std::string& path) {
   std::ifstream in(path);

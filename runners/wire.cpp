@@ -62,10 +62,17 @@ HostTensor tensor_from(const nlohmann::json& j, const std::string& blob, size_t 
   if (!dt) throw std::runtime_error("unknown dtype in result");
   t.dtype = *dt;
   t.shape = j.at("shape").get<Shape>();
-  size_t off = base + j.at("offset").get<size_t>(), n = j.at("nbytes").get<size_t>();
-  if (off + n > blob.size() || n != static_cast<size_t>(t.numel()) * dtype_size(t.dtype))
+  // A reply is untrusted bytes (a worker may die mid-write): every size is
+  // checked without overflow before it is used.
+  size_t bytes = dtype_size(t.dtype);
+  for (auto d : t.shape)
+    if (d < 0 || __builtin_mul_overflow(bytes, static_cast<size_t>(d), &bytes))
+      throw std::runtime_error("impossible tensor shape in result");
+  size_t off = j.at("offset").get<size_t>(), n = j.at("nbytes").get<size_t>();
+  if (base > blob.size() || off > blob.size() - base || n > blob.size() - base - off)
     throw std::runtime_error("tensor bytes out of range in result");
-  t.bytes.assign(blob.begin() + off, blob.begin() + off + n);
+  if (n != bytes) throw std::runtime_error("tensor bytes do not match its shape in result");
+  t.bytes.assign(blob.begin() + base + off, blob.begin() + base + off + n);
   return t;
 }
 }  // namespace
@@ -91,7 +98,9 @@ ReadStatus read_frame(int fd, std::string& payload, int timeout_ms) {
 std::string encode_result(const RunResult& r) {
   std::string blob;
   nlohmann::json j = to_json(r, [&](const HostTensor& t) { return tensor_meta(t, blob); });
-  std::string meta = j.dump();
+  // An error text is any bytes a compiler printed: not-UTF-8 becomes U+FFFD
+  // rather than an exception in the worker.
+  std::string meta = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   uint32_t n = static_cast<uint32_t>(meta.size());
   std::string out(4, '\0');
   std::memcpy(out.data(), &n, 4);

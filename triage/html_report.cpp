@@ -5,24 +5,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "triage/escape.h"
 #include "triage/perf_report.h"
 #include "triage/store.h"
 
 namespace dlfuzz {
 
 namespace {
-std::string escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
-  }
-  return o;
-}
-
 struct Series {
   std::string name, color;
   std::vector<double> y;
@@ -42,7 +31,7 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
       "<figure><figcaption>{}</figcaption><svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
       "aria-label=\"{}\"><rect x=\"{}\" y=\"8\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>"
       "<text x=\"4\" y=\"16\" font-size=\"11\">{:.0f}</text><text x=\"4\" y=\"{}\" font-size=\"11\">0</text>",
-      escape(title), w, h, w, h, escape(title), pad, w - pad - 8, h - pad - 8, ymax, h - pad);
+      html_text(title), w, h, w, h, html_text(title), pad, w - pad - 8, h - pad - 8, ymax, h - pad);
   for (const auto& s : series) {
     std::string pts;
     for (size_t i = 0; i < s.y.size(); ++i) {
@@ -55,7 +44,7 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
   double lx = pad;
   for (const auto& s : series) {
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>", lx, h - 8, s.color,
-                       escape(s.name));
+                       html_text(s.name));
     lx += 140;
   }
   return out + "</svg></figure>\n";
@@ -99,8 +88,8 @@ std::string html_report(Store& store) {
       std::string last = perf ? performance_summary(store.bug_evidence(b.id)) : affects_line(store.env_checks(b.id));
       rows += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.id,
-          escape(status), b.hits, escape(b.first_seen), escape(b.last_seen), escape(b.title), escape(b.reduced_ops),
-          escape(last));
+          html_text(status), b.hits, html_text(b.first_seen), html_text(b.last_seen), html_text(b.title),
+          html_text(b.reduced_ops), html_text(last));
     }
     if (perf && rows.empty()) continue;
     s += fmt::format(

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "triage/escape.h"
+
 namespace dlfuzz {
 
 namespace {
@@ -22,10 +24,14 @@ std::map<std::string, std::pair<double, double>> rows(const nlohmann::json& prof
   return out;
 }
 
-std::string cell(const std::string& s) {  // a Markdown table cell: no pipes, no newlines
-  std::string out;
-  for (char c : s) out += c == '|' ? '/' : c == '\n' ? ' ' : c;
-  return out;
+// A Markdown table cell: one line, pipes and markup escaped (kernel names are
+// a compiler's text).
+std::string cell(const std::string& s) { return md_text(s); }
+
+// The evidence is read back from a store, which may be damaged or foreign:
+// a field of the wrong type is treated as missing.
+std::string text(const nlohmann::json& j, const char* key, const std::string& otherwise) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : otherwise;
 }
 
 }  // namespace
@@ -33,8 +39,8 @@ std::string cell(const std::string& s) {  // a Markdown table cell: no pipes, no
 std::string performance_summary(const nlohmann::json& e) {
   if (!e.is_object() || !e.contains("first")) return "";
   const auto& a = e["first"];
-  return fmt::format("{:.2f}x (95% CI {:.2f}-{:.2f}, {} pairs; {:.2f}x again in a fresh process)", num(a, "ratio"),
-                     num(a, "ci_low"), num(a, "ci_high"), static_cast<int>(num(a, "pairs")),
+  return fmt::format("{:.2f}x (95% CI {:.2f}-{:.2f}, {:.0f} pairs; {:.2f}x again in a fresh process)", num(a, "ratio"),
+                     num(a, "ci_low"), num(a, "ci_high"), num(a, "pairs"),
                      num(e.value("second", nlohmann::json::object()), "ratio"));
 }
 
@@ -42,20 +48,21 @@ std::string performance_markdown(const nlohmann::json& e, const std::string& ref
                                  const std::string& test_runner) {
   if (!e.is_object()) return "";
   std::string s = "## Performance\n\n";
-  s += fmt::format("`{}` takes {} the time of `{}` per steady-state call (after warm-up; compilation excluded), ",
-                   test_runner, performance_summary(e), ref_runner);
+  s += fmt::format("{} takes {} the time of {} per steady-state call (after warm-up; compilation excluded), ",
+                   md_code(test_runner), performance_summary(e), md_code(ref_runner));
   const auto& a = e.value("first", nlohmann::json::object());
   s += fmt::format("median {:.4f} ms vs {:.4f} ms; kind: {}; threshold +{:.0f}%.\n\n", num(a, "test_median_ms"),
-                   num(a, "ref_median_ms"), e.value("kind", std::string("slower")), num(e, "threshold") * 100);
+                   num(a, "ref_median_ms"), md_text(text(e, "kind", "slower")), num(e, "threshold") * 100);
   if (e.contains("counters") && e["counters"].is_object() && !e["counters"].empty()) {
     s += "Compiler counters:";
-    for (const auto& [k, v] : e["counters"].items()) s += fmt::format(" {}={}", k, v.dump());
+    for (const auto& [k, v] : e["counters"].items())
+      s += fmt::format(" {}={}", md_text(k), md_text(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     s += "\n\n";
   }
   auto ref = rows(e.value("ref_profile", nlohmann::json::object()));
   auto test = rows(e.value("test_profile", nlohmann::json::object()));
   if (!ref.empty() || !test.empty()) {
-    s += fmt::format("Profile diff (self time per call, ms; hottest first by `{}`):\n\n", test_runner);
+    s += fmt::format("Profile diff (self time per call, ms; hottest first by {}):\n\n", md_code(test_runner));
     s += fmt::format("| op or kernel | {} | {} | calls ({}) |\n|---|---:|---:|---:|\n", cell(ref_runner),
                      cell(test_runner), cell(test_runner));
     std::vector<std::pair<double, std::string>> order;
@@ -73,8 +80,8 @@ std::string performance_markdown(const nlohmann::json& e, const std::string& ref
     s += "\n";
   }
   for (const char* side : {"ref_profile", "test_profile"})
-    if (e.contains(side) && e[side].is_object() && e[side].contains("trace"))
-      s += fmt::format("Chrome trace ({}): `{}`\n", side, e[side]["trace"].get<std::string>());
+    if (e.contains(side) && !text(e[side], "trace", "").empty())
+      s += fmt::format("Chrome trace ({}): {}\n", side, md_code(text(e[side], "trace", "")));
   return s + "\n";
 }
 

@@ -5,6 +5,7 @@
 #include "generator/dlf.h"
 #include "generator/emit.h"
 #include "runners/runner_spec.h"
+#include "triage/escape.h"
 #include "triage/perf_report.h"
 
 namespace dlfuzz {
@@ -42,10 +43,14 @@ std::optional<BugDetail> load_bug(Store& store, int64_t id) {
 std::string ablation_markdown(const nlohmann::json& ablation) {
   if (!ablation.is_array() || ablation.empty()) return "";
   std::string head = "|", rule = "|", row = "|";
+  // From the store, which may be foreign or damaged: a field of the wrong type reads as "?".
+  auto text = [](const nlohmann::json& r, const char* key) {
+    return r.is_object() && r.contains(key) && r[key].is_string() ? md_text(r[key].get<std::string>()) : "?";
+  };
   for (const auto& r : ablation) {
-    head += fmt::format(" {} |", r.value("rung", "?"));
+    head += fmt::format(" {} |", text(r, "rung"));
     rule += " --- |";
-    row += fmt::format(" {} |", r.value("verdict", "?"));
+    row += fmt::format(" {} |", text(r, "verdict"));
   }
   return "## Ablation\n\nThe program through torch.compile's backends, one layer more each (Dynamo alone, "
          "+AOTAutograd, +decompositions, +Inductor); the first that fails names the layer.\n\n" +
@@ -58,33 +63,38 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
   if (pr.ok()) repro = emit_python(pr.program);
   auto spec = parse_runner(d.test_runner);
   std::string backend = spec ? spec->row->repro_backend : "script";
+  // Every field below may hold what a compiler printed or a foreign store
+  // holds: escaped (triage/escape.h), so it shows as text in a tracker.
   std::string s;
-  s += fmt::format("# {}\n\n", d.bug.title);
-  s += fmt::format("dlfuzz bug {} ({}), seen {} times from {} to {}; signature `{}`.\n\n", d.bug.id, d.bug.status,
-                   d.bug.hits, d.bug.first_seen, d.bug.last_seen, d.bug.signature);
+  s += fmt::format("# {}\n\n", md_text(d.bug.title));
+  s +=
+      fmt::format("dlfuzz bug {} ({}), seen {} times from {} to {}; signature {}.\n\n", d.bug.id, md_text(d.bug.status),
+                  d.bug.hits, md_text(d.bug.first_seen), md_text(d.bug.last_seen), md_code(d.bug.signature));
   s += "## Environment\n\n";
-  s += fmt::format("- versions: {}\n- host: {}\n- path under test: `{}` (compared with `{}`)\n", d.versions, d.host,
-                   d.test_runner, d.ref_runner);
-  if (!d.affects.empty()) s += fmt::format("- {}\n", d.affects);
-  if (!d.bug.layer.empty()) s += fmt::format("- layer: {}\n", d.bug.layer);
+  s += fmt::format("- versions: {}\n- host: {}\n- path under test: {} (compared with {})\n", md_text(d.versions),
+                   md_text(d.host), md_code(d.test_runner), md_code(d.ref_runner));
+  if (!d.affects.empty()) s += fmt::format("- {}\n", md_text(d.affects));
+  if (!d.bug.layer.empty()) s += fmt::format("- layer: {}\n", md_text(d.bug.layer));
   s += "\n";
   s += "## Expected vs actual\n\n";
   if (d.bug.kind == "performance")
-    s += fmt::format("Expected: `{}` is not slower than eager PyTorch (`{}`).\n\nActual ({}): {}\n\n", d.test_runner,
-                     d.ref_runner, d.stage, d.detail);
+    s += fmt::format("Expected: {} is not slower than eager PyTorch ({}).\n\nActual ({}):", md_code(d.test_runner),
+                     md_code(d.ref_runner), md_text(d.stage));
   else
-    s += fmt::format("Expected: `{}` agrees with eager PyTorch (`{}`).\n\nActual ({} oracle, at {}): {}\n\n",
-                     d.test_runner, d.ref_runner, d.oracle, d.stage, d.detail);
+    s += fmt::format("Expected: {} agrees with eager PyTorch ({}).\n\nActual ({} oracle, at {}):",
+                     md_code(d.test_runner), md_code(d.ref_runner), md_text(d.oracle), md_text(d.stage));
+  // A traceback keeps its lines in a code block; one line stays prose.
+  s += d.detail.find('\n') == std::string::npos ? " " + md_text(d.detail) + "\n\n" : "\n\n" + md_block(d.detail) + "\n";
   s += performance_markdown(d.evidence, d.ref_runner, d.test_runner);
   s += ablation_markdown(d.ablation);
   s += fmt::format("## Minimal repro ({} program)\n\n", d.reduced ? "reduced" : "unreduced");
-  s += fmt::format("Run with `python3 repro.py --backend {}`:\n\n```python\n{}```\n\n", backend, repro);
-  s += "## dlfuzz program\n\n```\n" + d.program + "```\n\n";
-  s += fmt::format(
-      "Replay: `dlfuzz run bug.dlf --runners {}` (the program above saved as bug.dlf); "
-      "from the store: `sqlite3 {} \"SELECT text FROM programs WHERE hash=(SELECT coalesce(reduced_program, "
-      "example_program) FROM bugs WHERE id={}\" > bug.dlf`\n",
-      d.test_runner, db_path, d.bug.id);
+  s += fmt::format("Run with {}:\n\n{}\n", md_code("python3 repro.py --backend " + backend), md_block(repro, "python"));
+  s += "## dlfuzz program\n\n" + md_block(d.program) + "\n";
+  s += fmt::format("Replay: {} (the program above saved as bug.dlf); from the store: {}\n",
+                   md_code("dlfuzz run bug.dlf --runners " + d.test_runner),
+                   md_code(fmt::format("sqlite3 {} \"SELECT text FROM programs WHERE hash=(SELECT "
+                                       "coalesce(reduced_program, example_program) FROM bugs WHERE id={})\" > bug.dlf",
+                                       db_path, d.bug.id)));
   return s;
 }
 
@@ -109,6 +119,10 @@ nlohmann::json export_json(Store& store) {
   out["findings"] = store.count("findings");
   out["campaigns"] = store.count("campaigns");
   return out;
+}
+
+std::string export_json_text(Store& store) {
+  return export_json(store).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace dlfuzz

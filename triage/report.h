@@ -28,5 +28,9 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path);
 // aot_eager / decomp / inductor), pass or fail; "" without verdicts.
 std::string ablation_markdown(const nlohmann::json& ablation);
 nlohmann::json export_json(Store& store);
+// export_json as text (`triage export`). A store's texts are whatever a
+// compiler printed, cut anywhere (a title keeps 80 bytes of the error): bytes
+// that are not UTF-8 become U+FFFD instead of failing the export.
+std::string export_json_text(Store& store);
 
 }  // namespace dlfuzz

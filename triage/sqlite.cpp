@@ -3,8 +3,8 @@
 namespace dlfuzz {
 
 Statement::Statement(sqlite3* db, const std::string& sql) : db_(db) {
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK)
-    throw StoreError(std::string(sqlite3_errmsg(db)) + " (in: " + sql.substr(0, 60) + ")");
+  if (int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr); rc != SQLITE_OK)
+    throw StoreError(std::string(sqlite3_errmsg(db)) + " (in: " + sql.substr(0, 60) + ")", rc);
 }
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
@@ -29,7 +29,7 @@ bool Statement::step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  throw StoreError(sqlite3_errmsg(db_));
+  throw StoreError(sqlite3_errmsg(db_), rc);
 }
 void Statement::run() {
   while (step()) {
@@ -51,20 +51,43 @@ Database::Database(const std::string& path, bool create) : path_(path) {
     db_ = nullptr;
     throw StoreError(path + ": " + msg);
   }
-  sqlite3_busy_timeout(db_, 10000);  // shards and readers may hold the lock briefly
+  // Two campaigns, a retest and a merge may share one store: a writer waits
+  // for the other's transaction instead of failing with "database is locked".
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  // SQLite falls back to read-only silently; the first write would then fail
+  // with a message that does not say why.
+  if (create && sqlite3_db_readonly(db_, "main") == 1) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw StoreReadOnly(path + ": the store is read-only (no write permission on it or its directory)");
+  }
 }
 Database::~Database() { sqlite3_close(db_); }
 
-void Database::exec(const std::string& sql) {
+int Database::try_exec(const std::string& sql, std::string* error) {
   char* err = nullptr;
-  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    throw StoreError(path_ + ": " + msg);
-  }
+  int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK && error) *error = path_ + ": " + (err ? err : sqlite3_errstr(rc));
+  sqlite3_free(err);
+  return rc;
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+void Database::exec(const std::string& sql) {
+  std::string error;
+  if (int rc = try_exec(sql, &error); rc != SQLITE_OK) throw StoreError(error, rc);
+}
+
+Transaction::Transaction(Database& db) : db_(db) {
+  // The busy timeout has waited already; a writer that holds the store
+  // longer (a big merge) is waited for again before the caller gives up.
+  std::string error;
+  for (int attempt = 1; attempt <= kBeginAttempts; ++attempt) {
+    int rc = db_.try_exec("BEGIN IMMEDIATE", &error);
+    if (rc == SQLITE_OK) return;
+    if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) break;
+  }
+  throw StoreError(error, SQLITE_BUSY);
+}
 Transaction::~Transaction() {
   if (!done_) {
     try {

@@ -10,7 +10,15 @@
 namespace dlfuzz {
 
 struct StoreError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit StoreError(const std::string& message, int sqlite_code = 0)
+      : std::runtime_error(message), sqlite_code(sqlite_code) {}
+  int sqlite_code;  // SQLite's result code, 0 when the error is dlfuzz's own
+  bool busy() const { return (sqlite_code & 0xff) == SQLITE_BUSY; }
+};
+// The file could only be opened for reading (no write permission on it or its
+// directory): dlfuzz's stores are always written (WAL, migrations).
+struct StoreReadOnly : StoreError {
+  using StoreError::StoreError;
 };
 
 class Statement {
@@ -36,15 +44,23 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// How long a statement waits for another connection's write lock, and how
+// many such waits a transaction's BEGIN IMMEDIATE makes before it fails.
+constexpr int kBusyTimeoutMs = 30000;
+constexpr int kBeginAttempts = 4;
+
 class Database {
  public:
-  // Opens (creating if allowed) the file; throws StoreError naming it.
+  // Opens (creating if allowed) the file; throws StoreError naming it, and
+  // StoreReadOnly when `create` was asked for but only reading is allowed.
   Database(const std::string& path, bool create);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
   void exec(const std::string& sql);
+  // SQLite's result code, with the message in *error when it is not SQLITE_OK.
+  int try_exec(const std::string& sql, std::string* error);
   Statement prepare(const std::string& sql) { return Statement(db_, sql); }
   int64_t last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
   const std::string& path() const { return path_; }

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "generator/hash.h"
 #include "runners/runner_spec.h"
@@ -89,7 +91,19 @@ std::string now_utc() {
 
 std::string Store::hash_text(const std::string& text) { return fmt::format("{:016x}", fnv1a(text)); }
 
-Store::Store(const std::string& path) : db_(std::make_unique<Database>(path, true)) { migrate(); }
+Store::Store(const std::string& path) : db_(std::make_unique<Database>(path, true)) {
+  // While another process creates the store or switches it to WAL, SQLite
+  // may answer "database is locked" at once, without the busy timeout's wait.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      migrate();
+      return;
+    } catch (const StoreError& e) {
+      if (!e.busy() || attempt == 40) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(25 * attempt));
+    }
+  }
+}
 
 void Store::migrate() {
   // Read before writing anything: a file that is not a database, or a newer
@@ -100,37 +114,61 @@ void Store::migrate() {
     st.step();
     tables = st.column_int(0);
   } catch (const StoreError& e) {
-    throw StoreError(db_->path() + ": not a readable dlfuzz database (" + e.what() + ")");
+    throw StoreError(db_->path() + ": not a readable dlfuzz database (" + e.what() + ")", e.sqlite_code);
   }
-  int version = 1;
-  if (tables == 0) {
-    db_->exec("PRAGMA journal_mode=WAL");
-    Transaction tx(*db_);
-    db_->exec(kSchemaV1);
-    db_->prepare("INSERT INTO meta(key, value) VALUES('schema_version', '1')").run();
-    tx.commit();
-  } else {
-    version = 0;
+  auto schema_version = [&] {
+    int v = 0;
     try {
       auto st = db_->prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-      if (st.step()) version = std::stoi(st.column_text(0));
+      if (st.step()) v = std::stoi(st.column_text(0));
+    } catch (const StoreError& e) {
+      if (e.busy()) throw;  // another process is creating it: try again
+      throw StoreError(db_->path() + ": not a dlfuzz database (no schema_version)");
     } catch (const std::exception&) {
       throw StoreError(db_->path() + ": not a dlfuzz database (no schema_version)");
     }
+    return v;
+  };
+  int version = 1;
+  bool created = false;
+  if (tables == 0) {
+    db_->exec("PRAGMA journal_mode=WAL");
+    Transaction tx(*db_);
+    // Two campaigns started on a new store race here: the write lock decides
+    // which creates it; the other reads it like any existing store.
+    {
+      auto st = db_->prepare("SELECT count(*) FROM sqlite_master");
+      st.step();
+      created = st.column_int(0) == 0;
+    }
+    if (created) {
+      db_->exec(kSchemaV1);
+      db_->prepare("INSERT INTO meta(key, value) VALUES('schema_version', '1')").run();
+    }
+    tx.commit();
+  }
+  if (!created) {
+    version = schema_version();
     if (version > kSchemaVersion)
       throw StoreError(fmt::format("{}: schema version {} is newer than this dlfuzz understands ({})", db_->path(),
                                    version, kSchemaVersion));
     if (version < 1) throw StoreError(db_->path() + ": not a dlfuzz database (bad schema_version)");
-    auto check = db_->prepare("PRAGMA quick_check");
-    if (!check.step() || check.column_text(0) != "ok")
-      throw StoreError(db_->path() + ": database is corrupt (" + check.column_text(0) + ")");
+    {  // finalized before the journal mode changes: an unfinished statement holds a read transaction
+      auto check = db_->prepare("PRAGMA quick_check");
+      if (!check.step() || check.column_text(0) != "ok")
+        throw StoreError(db_->path() + ": database is corrupt (" + check.column_text(0) + ")");
+    }
     db_->exec("PRAGMA journal_mode=WAL");
   }
-  for (; version < kSchemaVersion; ++version) {
+  while (version < kSchemaVersion) {
     Transaction tx(*db_);
+    version = schema_version();  // under the write lock: another process may have migrated meanwhile
+    if (version >= kSchemaVersion) break;
+    if (version < 1) throw StoreError(db_->path() + ": not a dlfuzz database (bad schema_version)");
     db_->exec(kMigrations[version - 1]);
     db_->prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").bind(1, std::to_string(version + 1)).run();
     tx.commit();
+    ++version;
   }
 }
 
@@ -229,9 +267,12 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
       .bind(11, static_cast<int64_t>(f.flaky))
       .bind(12, versions)
       .bind(13, now)
-      .bind(14, f.evidence.is_null() ? std::string() : f.evidence.dump())
+      // Evidence may carry compiler text (kernel names): bytes that are not UTF-8 become U+FFFD.
+      .bind(14, f.evidence.is_null() ? std::string()
+                                     : f.evidence.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
       .bind(15, f.layer)
-      .bind(16, f.ablation.is_null() ? std::string() : f.ablation.dump())
+      .bind(16, f.ablation.is_null() ? std::string()
+                                     : f.ablation.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
       .run();
   db_->prepare("UPDATE campaigns SET findings = findings + 1 WHERE id = ?").bind(1, campaign).run();
   tx.commit();
