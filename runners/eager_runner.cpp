@@ -3,6 +3,8 @@
 // Training programs run forward, backward and an optimizer step `steps` times.
 #include "runners/eager_runner.h"
 
+#include <torch/autograd.h>
+
 #include <chrono>
 
 #include "generator/op_spec.h"
@@ -96,6 +98,26 @@ class SpinAfter {
   double slowdown_;
 };
 
+void spin_for(double ms) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(ms);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+// The identity on the loss, whose backward spins `ms`: a planted slowdown of
+// the whole training call, backward included, not of the forward alone.
+struct SpinInBackward : torch::autograd::Function<SpinInBackward> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, double ms) {
+    ctx->saved_data["ms"] = ms;
+    return x.clone();
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    spin_for(ctx->saved_data["ms"].toDouble());
+    return {grads.at(0), at::Tensor()};
+  }
+};
+
 class DefaultDtypeGuard {
  public:
   explicit DefaultDtypeGuard(bool fp64) : fp64_(fp64) {
@@ -123,7 +145,13 @@ RunResult EagerRunner::run(const Program& p, const RunConfig& cfg) {
     interp.block(p.body);
     std::vector<at::Tensor> outs;
     for (int y : p.body.yields) outs.push_back(interp.value(y));
-    if (p.train) outs.push_back(interp.value(p.train->loss));
+    if (!p.train) return outs;
+    at::Tensor loss = interp.value(p.train->loss);
+    if (slowdown_ > 0 && loss.requires_grad()) {  // backward as much slower as the forward is
+      double forward_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      loss = SpinInBackward::apply(loss, forward_ms * slowdown_);
+    }
+    outs.push_back(loss);
     return outs;
   });
 }

@@ -7,7 +7,8 @@
 //   fault-oom             allocates without bound
 //   fault-reorder         eager, with each float output recomputed as in another
 //                         summation order (legitimate noise: must not be flagged)
-//   fault-slow-20/-50     eager, each forward call 20% / 50% slower (spinning):
+//   fault-slow-20/-50     eager, each call 20% / 50% slower (spinning in forward,
+//                         and in backward as long again for training programs):
 //                         a planted performance regression for the timing oracle
 #pragma once
 #include <memory>
