@@ -52,8 +52,20 @@ void write_sample_store(const std::string& path) {
         "return %1\n",
         1, 1);
     std::string p2 = s.add_program("dlfuzz 1 seed=2\nreturn\n", 2, 0);  // no longer parses: kept as text
-    Finding status{"status", "eager", "ts-nnc", "compile", "RuntimeError: <bad> & \"quoted\"", "RuntimeError: <bad>"};
-    Finding numeric{"numeric", "eager", "frozen", "run", "max abs diff 0.5 at [1, 2]", ""};
+    Finding status;
+    status.oracle = "status";
+    status.ref_runner = "eager";
+    status.test_runner = "ts-nnc";
+    status.stage = "compile";
+    status.detail = "RuntimeError: <bad> & \"quoted\"";
+    status.error_text = "RuntimeError: <bad>";
+    Finding numeric;
+    numeric.oracle = "numeric";
+    numeric.ref_runner = "eager";
+    numeric.test_runner = "frozen";
+    numeric.stage = "run";
+    numeric.detail = "max abs diff 0.5 at [1, 2]";
+    numeric.error_text = "";
     int64_t bug = s.add_finding(c1, p1, status, "torch 1.13.1 (debian)");
     s.add_finding(c1, p2, numeric, "torch 1.13.1 (debian)");
     s.sample_throughput(c1, 10, 2, 2);
@@ -66,7 +78,13 @@ void write_sample_store(const std::string& path) {
     s.record_reduction(bug, reduced, "relu");
     s.record_reduction(dup, reduced, "relu");
     s.record_env_check(bug, "venv", "torch 2.15.0", true);
-    Finding slow{"performance", "eager", "inductor", "slower", "inductor 1.50x the time of eager", "hot: mm"};
+    Finding slow;
+    slow.oracle = "performance";
+    slow.ref_runner = "eager";
+    slow.test_runner = "inductor";
+    slow.stage = "slower";
+    slow.detail = "inductor 1.50x the time of eager";
+    slow.error_text = "hot: mm";
     slow.kind = FindingKind::performance;
     nlohmann::json estimate = {{"pairs", 20},    {"ratio", 1.5},         {"ci_low", 1.3},
                                {"ci_high", 1.7}, {"ref_median_ms", 0.2}, {"test_median_ms", 0.3}};

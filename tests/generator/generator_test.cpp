@@ -101,8 +101,11 @@ TEST(Generator, DistributedProgramsOverManySeeds) {
         ASSERT_TRUE(p.plan.kind == PlanKind::dp || p.plan.kind == PlanKind::zero) << "seed " << seed;
         for (const auto& in : p.inputs) {
           const TensorType& t = p.type(in.value);
-          if (in.kind == InputKind::param) EXPECT_EQ(in.placement.shard_dim, -1) << "params are replicated";
-          else if (t.rank() > 0 && t.shape[0] > 0) EXPECT_EQ(in.placement.shard_dim, 0) << "seed " << seed;
+          if (in.kind == InputKind::param) {
+            EXPECT_EQ(in.placement.shard_dim, -1) << "params are replicated";
+          } else if (t.rank() > 0 && t.shape[0] > 0) {
+            EXPECT_EQ(in.placement.shard_dim, 0) << "seed " << seed;
+          }
           uneven += in.placement.whole > 0;
         }
         check_every_rank_is_well_typed(p);
