@@ -88,8 +88,11 @@ std::string hot_op(const nlohmann::json& profile) {
   std::string aten;
   for (const auto& row : profile.value("ops", nlohmann::json::array())) {
     std::string key = row.at(0).get<std::string>();
-    for (const char* kernel : {"cpp_fused", "triton_"})  // a generated kernel, perhaps "graph_0_cpp_fused_..."
+    // A generated kernel: Inductor's "cpp_fused_..." (perhaps "graph_0_cpp_fused_..."), Triton's, or an
+    // NNC fusion group's "fused_...".
+    for (const char* kernel : {"cpp_fused", "triton_"})
       if (size_t at = key.find(kernel); at != std::string::npos) return hot_op_name(key.substr(at));
+    if (key.rfind("fused_", 0) == 0) return hot_op_name(key);
     if (aten.empty() && key.rfind("aten::", 0) == 0 && key != "aten::empty" && key != "aten::empty_strided") aten = key;
   }
   return aten;

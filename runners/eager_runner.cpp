@@ -137,6 +137,7 @@ RunResult EagerRunner::run(const Program& p, const RunConfig& cfg) {
   DriveOptions opt;
   opt.fp64 = fp64_;
   opt.timed_calls = cfg.timed_calls;
+  opt.profile_dir = cfg.profile_dir;
   return drive_program(p, name(), opt, [&](const std::vector<at::Tensor>& inputs) {
     auto t0 = std::chrono::steady_clock::now();
     SpinAfter spin(t0, slowdown_);

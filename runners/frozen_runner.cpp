@@ -61,6 +61,7 @@ RunResult run_module_program(const Program& p, const std::string& runner, const 
   DriveOptions opt;
   opt.warmup = cfg.warmup;
   opt.timed_calls = cfg.timed_calls;
+  opt.profile_dir = cfg.profile_dir;
   return drive_program(p, runner, opt, [&](const std::vector<at::Tensor>& inputs) {
     std::vector<c10::IValue> args;
     for (size_t i : src.forward_args) args.push_back(inputs[i]);

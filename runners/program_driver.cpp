@@ -3,12 +3,18 @@
 #include <torch/cuda.h>
 #include <torch/optim.h>
 
+#include <torch/csrc/autograd/profiler_legacy.h>
+
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "runners/aten_types.h"
 #include "runners/distributed/grad_sync.h"
 #include "runners/distributed/rank_context.h"
 #include "runners/input_builder.h"
+#include "runners/trace_summary.h"
 
 namespace dlfuzz {
 
@@ -185,8 +191,13 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
     r.run_ms = ms_since(t0);
     // Steady state: the same call again, forward (and backward), each timed
     // alone. Fresh input copies are made outside the clock; on cuda the
-    // clock stops after the device has finished.
-    for (int i = 0; i < opt.timed_calls; ++i) {
+    // clock stops after the device has finished. Then, if asked, 5 calls
+    // under the profiler.
+    int profiled = opt.profile_dir.empty() ? 0 : 5;
+    std::ostringstream trace;
+    std::unique_ptr<torch::autograd::profiler::RecordProfile> profiler;
+    for (int i = 0; i < opt.timed_calls + profiled; ++i) {
+      if (i == opt.timed_calls) profiler = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
       r.stage = Stage::run;
       std::vector<at::Tensor> fresh = inputs[0];
       for (auto& t : fresh)
@@ -202,8 +213,16 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
         outs.at(n_out).backward();
       }
       if (p.device == "cuda") torch::cuda::synchronize();
-      r.call_ms.push_back(ms_since(t1));
+      if (i < opt.timed_calls) r.call_ms.push_back(ms_since(t1));
       for (auto& w : params) w.mutable_grad().reset();
+    }
+    if (profiler) {
+      profiler.reset();  // writes the trace
+      std::string path = opt.profile_dir + "/" + runner + ".json";
+      std::filesystem::create_directories(opt.profile_dir);
+      std::ofstream(path) << trace.str();
+      r.profile = summarize_chrome_trace(trace.str(), profiled);
+      r.profile["trace"] = path;
     }
     r.status = RunStatus::ok;
     r.stage = Stage::none;

@@ -24,6 +24,9 @@ struct DriveOptions {
   bool fp64 = false;    // float inputs in float64
   int warmup = 0;       // forward (+ backward) calls before the measured steps
   int timed_calls = 0;  // steady-state calls after them, each timed (RunResult::call_ms)
+  // "": no profile. Else 5 more calls under the LibTorch profiler: its Chrome
+  // trace is written to `profile_dir`/RUNNER.json, its summary is RunResult::profile.
+  std::string profile_dir;
 };
 
 RunResult drive_program(const Program& p, const std::string& runner, const DriveOptions& opt, const ForwardFn& forward);

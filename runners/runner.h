@@ -13,6 +13,7 @@ namespace dlfuzz {
 struct RunConfig {
   int warmup = 3;                    // calls before the measured one, so executors specialize
   int timed_calls = 0;               // steady-state calls timed after the measured steps (RunResult::call_ms)
+  std::string profile_dir;           // "": no profile; else a profile of 5 calls, its Chrome trace written there
   int collective_timeout_ms = 5000;  // a rank waiting longer in a collective fails (a hang)
   std::string backend = "gloo";      // ranks' process groups: gloo (CPU threads) or nccl (one GPU each)
   bool rank_processes = false;       // Gloo ranks as child processes (TCPStore) instead of threads (HashStore)

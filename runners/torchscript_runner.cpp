@@ -27,6 +27,7 @@ RunResult TorchScriptRunner::run(const Program& p, const RunConfig& cfg) {
   DriveOptions opt;
   opt.warmup = cfg.warmup;
   opt.timed_calls = cfg.timed_calls;
+  opt.profile_dir = cfg.profile_dir;
   size_t n_out = p.body.yields.size() + (p.train ? 1 : 0);
   RunResult r = drive_program(p, name_, opt, [&](const std::vector<at::Tensor>& inputs) {
     std::vector<c10::IValue> args(inputs.begin(), inputs.end());

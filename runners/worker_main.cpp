@@ -40,6 +40,8 @@ int worker_main() {
     RunConfig cfg;
     cfg.warmup = req.value("warmup", 3);
     cfg.timed_calls = req.value("timed_calls", 0);
+    std::string profile_dir = req.value("profile_dir", "");
+    cfg.profile_dir = profile_dir;
     cfg.backend = req.value("backend", "gloo");
     cfg.rank_processes = req.value("rank_processes", false);
     // One rank of a run whose ranks are processes: this process is that rank.
@@ -78,12 +80,14 @@ int worker_main() {
     // of the machine (another process, frequency) then falls on every runner
     // alike. The first failure of a runner ends its series.
     if (cfg.timed_calls <= 0) cfg.timed_calls = 3;
+    cfg.profile_dir.clear();  // the last pair profiles, so that profiling does not slow the others
     std::vector<RunResult> last(names.size());
     std::vector<std::vector<double>> series(names.size());
     for (int i = 0; i < pairs; ++i)
       for (size_t k = 0; k < names.size(); ++k) {
         size_t j = i % 2 ? names.size() - 1 - k : k;
         if (i > 0 && !last[j].ok()) continue;
+        if (i == pairs - 1) cfg.profile_dir = profile_dir;
         last[j] = run_named(names[j]);
         if (last[j].ok()) series[j].push_back(median(last[j].call_ms));
       }

@@ -108,6 +108,7 @@ TEST(PerfOracle, HotOpNamesDropKernelNumbering) {
   EXPECT_EQ(hot_op_name("cpp_fused_add_mul_sin_0"), "fused add mul sin");
   EXPECT_EQ(hot_op_name("triton_poi_fused_relu_12"), "fused relu");
   EXPECT_EQ(hot_op_name("aten::mm"), "aten::mm");
+  EXPECT_EQ(hot_op_name("fused_clamp_abs_add"), "fused clamp abs add");  // an NNC fusion group
 }
 
 }  // namespace dlfuzz
