@@ -313,23 +313,19 @@ int64_t Store::record_reduction(int64_t bug, const std::string& program_hash, co
   return duplicate_of;
 }
 
-nlohmann::json Store::bug_evidence(int64_t bug) {
-  auto st = db_->prepare(
-      "SELECT evidence FROM findings WHERE bug_id = ? AND evidence IS NOT NULL AND evidence != '' "
-      "ORDER BY id DESC LIMIT 1");
-  st.bind(1, bug);
-  if (!st.step()) return nullptr;
-  return nlohmann::json::parse(st.column_text(0), nullptr, false);  // discarded (not an error) if damaged
-}
-
-nlohmann::json Store::bug_ablation(int64_t bug) {
-  auto st = db_->prepare(
-      "SELECT ablation FROM findings WHERE bug_id = ? AND ablation IS NOT NULL AND ablation != '' "
-      "ORDER BY id DESC LIMIT 1");
+// The JSON `column` (evidence, ablation) of the bug's latest finding that has
+// one; null if none, a discarded value (not an error) if damaged.
+nlohmann::json Store::latest_json(int64_t bug, const std::string& column) {
+  auto st = db_->prepare("SELECT " + column + " FROM findings WHERE bug_id = ? AND " + column + " IS NOT NULL AND " +
+                         column + " != '' ORDER BY id DESC LIMIT 1");
   st.bind(1, bug);
   if (!st.step()) return nullptr;
   return nlohmann::json::parse(st.column_text(0), nullptr, false);
 }
+
+nlohmann::json Store::bug_evidence(int64_t bug) { return latest_json(bug, "evidence"); }
+
+nlohmann::json Store::bug_ablation(int64_t bug) { return latest_json(bug, "ablation"); }
 
 std::vector<BugRow> Store::bugs() {
   std::vector<BugRow> rows;

@@ -78,6 +78,7 @@ class Store {
 
  private:
   void migrate();
+  nlohmann::json latest_json(int64_t bug, const std::string& column);
   std::unique_ptr<Database> db_;
 };
 
