@@ -20,17 +20,17 @@ struct Finding {
   bool flaky = false;  // did not reproduce on rerun
   // What a performance finding rests on (oracles/perf_oracle.h): both
   // estimates, the counters, the profiles of both sides. Null otherwise.
-  nlohmann::json evidence;
+  nlohmann::json evidence = nullptr;
   // Whose bug it is (oracles/layer_ladder.h): the runner table's layer of the
   // test runner, or for a PyTorch 2.x runner the first rung of the ladder
   // Dynamo -> AOTAutograd -> decompositions -> Inductor that shows the same
   // finding. "" when not attributed. Not part of the signature: the reducer
   // judges candidates without the ladder and compares signatures.
-  std::string layer;
+  std::string layer = "";
   // The ladder's verdict per rung, in order: [{"rung": "eager", "runner":
   // "dynamo-eager", "verdict": "pass"|"fail"|"not run"}, ...]; null when no
   // ladder ran.
-  nlohmann::json ablation;
+  nlohmann::json ablation = nullptr;
 
   // oracle|ref|test|stage|normalized error: the same bug hashes the same.
   std::string signature() const;
