@@ -67,7 +67,10 @@ std::string policy_from_json(const std::string& text, GenPolicy& policy) {
   if (j.is_discarded() || !j.is_object()) return "a policy must be a JSON object";
   GenPolicy p = policy;
   try {
-    for (const auto& [key, value] : j.items()) {
+    for (const auto& item : j.items()) {
+      // Named, not structured bindings: a lambda below captures them (C++17).
+      const std::string& key = item.key();
+      const nlohmann::json& value = item.value();
       bool known = false;
       for_each_knob(p, [&](const char* name, auto& field) {
         if (key != name) return;

@@ -11,7 +11,7 @@ struct JUnitCase {
   std::string classname, name;
   double seconds = 0;
   bool failed = false;
-  std::string failure_type, failure_message, failure_text;
+  std::string failure_type = "", failure_message = "", failure_text = "";
 };
 
 struct JUnitSuite {
