@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "generator/dlf.h"
+#include "oracles/perf_stats.h"
 #include "runners/distributed/dist_runner.h"
 #include "runners/distributed/rank_processes.h"
 #include "runners/plugin_runner.h"
@@ -14,17 +15,6 @@
 #include "runners/wire.h"
 
 namespace dlfuzz {
-
-namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 int worker_main() {
   // One thread each: deterministic timings on a 2-core machine, and no thread

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "oracles/perf_stats.h"
 #include "runners/aten_types.h"
 #include "runners/distributed/rank_context.h"
 #include "runners/distributed/rank_processes.h"
@@ -63,11 +64,7 @@ RunResult fold(const std::string& name, const Program& p, const std::vector<RunR
     std::vector<double> medians;
     for (size_t i = 0; i < ranks[0].call_ms.size(); ++i)
       for (const auto& rr : ranks) out.call_ms[i] = std::max(out.call_ms[i], rr.call_ms[i]);
-    for (const auto& rr : ranks) {
-      std::vector<double> v = rr.call_ms;
-      std::sort(v.begin(), v.end());
-      medians.push_back(v[v.size() / 2]);
-    }
+    for (const auto& rr : ranks) medians.push_back(median(rr.call_ms));
     std::sort(medians.begin(), medians.end());
     out.counters["rank_skew"] = medians.back() / std::max(medians.front(), 1e-9);
   }

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/shell_outcome.h"
 #include "triage/store.h"
 
 namespace dlfuzz {
@@ -22,22 +23,8 @@ namespace dlfuzz {
 namespace {
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int code;
-  std::string out;
-};
-
-// Runs a shell command with stdout and stderr captured.
-Outcome shell(const std::string& command) {
-  std::string cmd = command + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using test::Outcome;
+using test::shell;
 
 // Runs `dlfuzz ARGS`.
 Outcome dlfuzz(const std::string& args) { return shell(std::string(DLFUZZ_BINARY) + " " + args); }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/cli/shell_outcome.h"
 #include "triage/store.h"
 
 namespace fs = std::filesystem;
@@ -15,20 +16,8 @@ namespace fs = std::filesystem;
 namespace dlfuzz {
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out;
-};
-
-Outcome shell(const std::string& command) {
-  FILE* f = popen((command + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using test::Outcome;
+using test::shell;
 
 // Single-quoted for sh.
 std::string sh_quote(const std::string& s) {

@@ -8,24 +8,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/cli/shell_outcome.h"
+
 namespace dlfuzz {
 namespace {
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int code;
-  std::string out;
-};
+using test::Outcome;
 
-Outcome dlfuzz(const std::string& args) {
-  std::string cmd = std::string(DLFUZZ_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-  int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+Outcome dlfuzz(const std::string& args) { return test::shell(std::string(DLFUZZ_BINARY) + " " + args); }
 
 // One directory per test: ctest runs the tests side by side.
 fs::path temp_dir() {
