@@ -41,7 +41,7 @@ struct Shared {
 
 // Exit code of a campaign stopped because its store could not be written
 // (README: exit codes); what it committed before stays readable.
-constexpr int kExitStoreFailed = 3;
+constexpr int kExitStoreFailed = 3;  // cli::kExitCannotWrite
 
 using Clock = std::chrono::steady_clock;
 
@@ -225,7 +225,8 @@ int run_campaign(const CampaignOptions& opt) {
                     << std::flush;
         if (Clock::now() - last_sample > std::chrono::seconds(10) && sh.store_error.empty()) {
           try {
-            store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size());
+            store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size(),
+                                     sample_resources(opt.db));
           } catch (const StoreError& e) {
             sh.store_error = e.what();
             g_stop = true;
@@ -241,7 +242,7 @@ int run_campaign(const CampaignOptions& opt) {
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
   if (sh.store_error.empty()) {
     try {
-      store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size());
+      store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size(), sample_resources(opt.db));
       store->end_campaign(sh.campaign, sh.programs, sh.findings);
     } catch (const StoreError& e) {
       sh.store_error = e.what();

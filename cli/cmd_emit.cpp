@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/load.h"
 #include "generator/emit.h"
 
@@ -32,13 +33,7 @@ void add_emit(CLI::App& app, std::function<int()>* action) {
         std::cout << text;
         return kExitOk;
       }
-      std::ofstream f(o->out);
-      if (!f) {
-        std::cerr << "dlfuzz emit: cannot write " << o->out << "\n";
-        return kExitUsage;
-      }
-      f << text;
-      return kExitOk;
+      return write_output("dlfuzz emit", o->out, text) ? kExitOk : kExitCannotWrite;
     };
   });
 }

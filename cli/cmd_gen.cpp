@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/policy_options.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
@@ -43,12 +44,7 @@ void add_gen(CLI::App& app, std::function<int()>* action) {
           continue;
         }
         std::string path = o->count > 1 ? o->out + "/seed_" + std::to_string(seed) + ".dlf" : o->out;
-        std::ofstream f(path);
-        if (!f) {
-          std::cerr << "dlfuzz gen: cannot write " << path << "\n";
-          return kExitUsage;
-        }
-        f << text;
+        if (!write_output("dlfuzz gen", path, text)) return kExitCannotWrite;
       }
       return kExitOk;
     };

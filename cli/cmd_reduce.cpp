@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/load.h"
 #include "generator/dlf.h"
 #include "generator/emit.h"
@@ -91,29 +92,31 @@ std::optional<Target> load_target(const Opts& o, Executor& ex) {
 
 bool run_test_command(const std::string& cmd, const Program& p) {
   fs::path tmp = fs::temp_directory_path() / fmt::format("dlfuzz_reduce_{}.dlf", getpid());
-  std::ofstream(tmp) << print_program(p);
-  return run_user_test(cmd, tmp.string());
+  // A candidate that cannot be written is not interesting: the test never saw it.
+  return write_output("dlfuzz reduce", tmp.string(), print_program(p)) && run_user_test(cmd, tmp.string());
 }
 
+// The reduced .dlf, its Python repro and a Markdown summary beside it; the
+// .dlf's path, or "" when one of them cannot be written.
 std::string write_outputs(const Opts& o, const Target& t, const Program& reduced, const ReduceStats& s) {
   std::string base = o.out;
   if (base.empty())
     base = t.bug_id >= 0 ? fmt::format("bug{}.reduced.dlf", t.bug_id)
                          : fs::path(o.target).replace_extension("").string() + ".reduced.dlf";
   std::string stem = base.size() > 4 && base.substr(base.size() - 4) == ".dlf" ? base.substr(0, base.size() - 4) : base;
-  std::ofstream(base) << print_program(reduced);
-  std::ofstream(stem + ".py") << emit_python(reduced);
-  std::ofstream md(stem + ".md");
-  md << fmt::format("# dlfuzz reduction of {}\n\n", o.target);
-  if (!t.signature.empty()) md << fmt::format("- signature: `{}`\n", t.signature);
-  else md << fmt::format("- interesting: `{} FILE` exits 0\n", o.test_cmd);
-  md << fmt::format("- runner under test: {}\n", fmt::join(t.runners, ", "));
-  md << fmt::format("- nodes: {} -> {}; {} oracle queries, {} cache hits, {} rounds, {:.1f} s{}\n", s.start_nodes,
+  std::string md = fmt::format("# dlfuzz reduction of {}\n\n", o.target);
+  if (!t.signature.empty()) md += fmt::format("- signature: `{}`\n", t.signature);
+  else md += fmt::format("- interesting: `{} FILE` exits 0\n", o.test_cmd);
+  md += fmt::format("- runner under test: {}\n", fmt::join(t.runners, ", "));
+  md += fmt::format("- nodes: {} -> {}; {} oracle queries, {} cache hits, {} rounds, {:.1f} s{}\n", s.start_nodes,
                     s.final_nodes, s.queries, s.cache_hits, s.rounds, s.seconds,
                     s.budget_exhausted ? " (stopped by the budget)" : "");
-  md << fmt::format("- replay: `dlfuzz run {} --runners {}`\n- repro: `python3 {}.py`\n\n```\n{}```\n", base,
+  md += fmt::format("- replay: `dlfuzz run {} --runners {}`\n- repro: `python3 {}.py`\n\n```\n{}```\n", base,
                     fmt::join(t.runners, ","), stem, print_program(reduced));
-  return base;
+  bool ok = write_output("dlfuzz reduce", base, print_program(reduced)) &&
+            write_output("dlfuzz reduce", stem + ".py", emit_python(reduced)) &&
+            write_output("dlfuzz reduce", stem + ".md", md);
+  return ok ? base : "";
 }
 }  // namespace
 
@@ -193,7 +196,7 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
       std::string path = write_outputs(*o, *t, reduced, stats);
       std::cout << fmt::format("reduced {} -> {} nodes in {:.1f} s ({} queries, {} cache hits): {}\n",
                                stats.start_nodes, stats.final_nodes, stats.seconds, stats.queries, stats.cache_hits,
-                               path);
+                               path.empty() ? "not written" : path);
       if (!o->db.empty()) {
         try {
           Store store(o->db);
@@ -206,10 +209,11 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
           }
         } catch (const StoreError& e) {
           std::cerr << "dlfuzz reduce: " << e.what() << "\n";
-          return kExitUsage;
+          return e.cannot_write() || dynamic_cast<const StoreReadOnly*>(&e) ? kExitCannotWrite : kExitUsage;
         }
       }
-      return kExitOk;
+      // The store has the reduced program even when the files could not be written.
+      return path.empty() ? kExitCannotWrite : kExitOk;
     };
   });
 }

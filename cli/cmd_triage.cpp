@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
 #include "triage/html_report.h"
@@ -79,7 +80,7 @@ int report(Store& s, const Opts& o) {
   if (!d) return kExitUsage;
   std::string md = markdown_report(*d, o.db);
   if (o.out.empty()) std::cout << md;
-  else std::ofstream(o.out) << md;
+  else if (!write_output("dlfuzz triage report", o.out, md)) return kExitCannotWrite;
   return kExitOk;
 }
 
@@ -219,7 +220,7 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
   ht->callback([o, action] {
     *action = [o] {
       return with_store(*o, [&](Store& s) {
-        std::ofstream(o->out) << html_report(s);
+        if (!write_output("dlfuzz triage html", o->out, html_report(s))) return kExitCannotWrite;
         std::cout << "wrote " << o->out << "\n";
         return kExitOk;
       });

@@ -1,6 +1,7 @@
 // Each subcommand registers itself on the CLI11 app; main() runs the chosen one.
 // Exit codes (all subcommands): 0 success, 1 the system under test failed or
-// differed (a finding), 2 usage error or bad input (malformed .dlf, unknown runner).
+// differed (a finding), 2 usage error or bad input (malformed .dlf, unknown runner),
+// 3 the store or an output file cannot be written (disk full, read-only).
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -8,7 +9,7 @@
 
 namespace dlfuzz::cli {
 
-constexpr int kExitOk = 0, kExitFinding = 1, kExitUsage = 2;
+constexpr int kExitOk = 0, kExitFinding = 1, kExitUsage = 2, kExitCannotWrite = 3;
 
 // Sets *action to the code to run when this subcommand is chosen.
 void add_gen(CLI::App& app, std::function<int()>* action);

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "cli/campaign.h"
+#include "cli/commands.h"
+#include "cli/output_file.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "oracles/evaluate.h"
@@ -124,7 +126,7 @@ int run_gate(const GateOptions& opt) {
     store = std::make_unique<Store>(opt.db);  // reopen: the reducer wrote to it
     if (auto d = load_bug(*store, nf.bug)) {
       nf.report = fmt::format("{}/bug-{}.md", opt.out_dir, nf.bug);
-      std::ofstream(nf.report) << markdown_report(*d, opt.db);
+      if (!cli::write_output("dlfuzz gate", nf.report, markdown_report(*d, opt.db))) nf.report = "(not written)";
     }
     for (auto& tc : suite.cases)
       if (tc.name.rfind(fmt::format("seed {} ", nf.seed), 0) == 0)
@@ -145,13 +147,12 @@ int run_gate(const GateOptions& opt) {
   }
   suite.cases.push_back(pc);
   suite.properties.push_back({"versions", versions});
-  if (!opt.junit.empty()) {
-    std::ofstream(opt.junit) << junit_xml(suite);
-    std::cout << "gate: JUnit report " << opt.junit << "\n";
-  }
+  bool junit_written = opt.junit.empty() || cli::write_output("dlfuzz gate", opt.junit, junit_xml(suite));
+  if (!opt.junit.empty() && junit_written) std::cout << "gate: JUnit report " << opt.junit << "\n";
   std::cout << fmt::format("gate: {} programs, {} new finding(s); {}\n", programs, found.size(), perf_line);
   bool blocked = !found.empty() || perf.regression;
   std::cout << (blocked ? "gate: BLOCKED" : "gate: PASSED") << fmt::format(" ({} vs {})\n", candidate, opt.baseline);
+  if (!junit_written) return cli::kExitCannotWrite;  // a verdict its CI cannot read is no verdict
   return blocked ? 1 : 0;
 }
 

@@ -198,6 +198,8 @@ class Parser {
       } while (lp.accept(","));
       lp.expect("]");
     }
+    if (size_bound(tt.shape) > kMaxElements)
+      throw Failure{lp.col(), fmt::format("tensor type {} is too large (over 2^40 elements)", type_str(tt))};
     return tt;
   }
 
@@ -281,7 +283,11 @@ class Parser {
         if (v.text != "train" && v.text != "infer") throw Failure{v.col, "mode must be train or infer"};
         train = v.text == "train";
       } else if (key == "device") p_.device = v.text;
-      else if (key == "world") p_.plan.world = static_cast<int>(parse_int(v.text, v.col));
+      else if (key == "world") {
+        int64_t world = parse_int(v.text, v.col);
+        if (world < 1 || world > 1024) throw Failure{v.col, "world must be between 1 and 1024"};
+        p_.plan.world = static_cast<int>(world);
+      }
       else if (key == "plan") {
         bool found = false;
         for (auto k : {PlanKind::none, PlanKind::dp, PlanKind::tp, PlanKind::zero})

@@ -28,6 +28,8 @@ std::string infer_block(Program& p, Block& b) {
       if (auto e = s->infer(p, n, outs); !e.empty()) return n.op + ": " + e;
     }
     if (outs.size() != n.outputs.size()) return n.op + ": output count changed";
+    for (const auto& t : outs)
+      if (size_bound(t.shape) > kMaxElements) return n.op + ": result type " + type_str(t) + " is too large";
     for (size_t i = 0; i < outs.size(); ++i) p.values[n.outputs[i]].type = outs[i];
   }
   return "";

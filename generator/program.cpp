@@ -28,9 +28,21 @@ std::pair<int64_t, int64_t> Placement::slice(int64_t local, int rank, int world)
   return {start, base + (rank < extra ? 1 : 0)};
 }
 
+int64_t mul_saturating(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+  return r;
+}
+
+int64_t size_bound(const Shape& shape) {
+  int64_t n = 1;
+  for (auto d : shape) n = mul_saturating(n, std::max<int64_t>(d, 1));
+  return n;
+}
+
 int64_t TensorType::numel() const {
   int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) n = mul_saturating(n, d);
   return n;
 }
 

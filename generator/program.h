@@ -19,6 +19,15 @@ namespace dlfuzz {
 
 using Shape = std::vector<int64_t>;
 
+// Sizes come from untrusted .dlf text: products of them saturate at INT64_MAX
+// instead of overflowing, and no tensor type may have more than kMaxElements
+// elements counting a zero-size dimension as 1 (so no product of its sizes,
+// in any shape inference, can overflow).
+constexpr int64_t kMaxElements = int64_t(1) << 40;
+int64_t mul_saturating(int64_t a, int64_t b);
+// The product of a shape's sizes with each 0 read as 1; saturating.
+int64_t size_bound(const Shape& shape);
+
 struct TensorType {
   DType dtype = DType::f32;
   Shape shape;

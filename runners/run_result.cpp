@@ -6,7 +6,7 @@ namespace dlfuzz {
 
 int64_t HostTensor::numel() const {
   int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) n = mul_saturating(n, d);
   return n;
 }
 

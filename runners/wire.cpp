@@ -68,6 +68,7 @@ HostTensor tensor_from(const nlohmann::json& j, const std::string& blob, size_t 
   for (auto d : t.shape)
     if (d < 0 || __builtin_mul_overflow(bytes, static_cast<size_t>(d), &bytes))
       throw std::runtime_error("impossible tensor shape in result");
+  if (size_bound(t.shape) > kMaxElements) throw std::runtime_error("impossible tensor shape in result");
   size_t off = j.at("offset").get<size_t>(), n = j.at("nbytes").get<size_t>();
   if (base > blob.size() || off > blob.size() - base || n > blob.size() - base - off)
     throw std::runtime_error("tensor bytes out of range in result");

@@ -106,9 +106,15 @@ for id in $new_bugs; do
   if [[ -z "$programs" && $left -le 5 ]]; then echo "nightly: reduction budget spent; left unreduced: bug $id and later"; break; fi
   limit=$reduce_max
   [[ -z "$programs" && $left -lt $limit ]] && limit=$left
-  "$DLFUZZ" reduce "bug:$id" --db "$db" --max-time "$limit" -o "$out/reduced/bug-$id.dlf" > "$out/reduced/bug-$id.log" 2>&1 \
-    && echo "nightly: reduced bug $id: $(tail -n 1 "$out/reduced/bug-$id.log")" \
-    || echo "nightly: bug $id did not reproduce for reduction (see $out/reduced/bug-$id.log)"
+  "$DLFUZZ" reduce "bug:$id" --db "$db" --max-time "$limit" -o "$out/reduced/bug-$id.dlf" > "$out/reduced/bug-$id.log" 2>&1
+  case $? in
+    0) echo "nightly: reduced bug $id: $(tail -n 1 "$out/reduced/bug-$id.log")" ;;
+    3) # disk full or not writable: the rest would fail the same way
+       echo "nightly: cannot write the reduction of bug $id under $out/reduced (disk full? not writable?):" >&2
+       cat "$out/reduced/bug-$id.log" >&2
+       exit 2 ;;
+    *) echo "nightly: bug $id did not reproduce for reduction (see $out/reduced/bug-$id.log)" ;;
+  esac
 done
 
 for id in $(sqlite3 "$db" "SELECT id FROM bugs WHERE duplicate_of IS NULL AND status NOT IN ('fixed','wontfix')"); do

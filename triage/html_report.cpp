@@ -53,12 +53,22 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
 
 std::string html_report(Store& store) {
   Series findings{"findings", "#c0392b", {}}, bugs{"unique bugs", "#2c3e50", {}}, rate{"programs/s", "#27ae60", {}};
+  Series campaign_mb{"campaign RSS", "#8e44ad", {}}, workers_mb{"workers' RSS", "#d35400", {}};
+  Series fds{"open fds", "#16a085", {}}, workers{"workers", "#7f8c8d", {}}, store_mb{"store MB", "#2980b9", {}};
   {
-    auto q = store.db().prepare("SELECT campaign_id, programs, findings, unique_bugs FROM throughput ORDER BY rowid");
+    // Rows from before schema 6 have no resource columns: they read as 0.
+    auto q = store.db().prepare(
+        "SELECT campaign_id, programs, findings, unique_bugs, coalesce(campaign_rss_kb, 0), coalesce(workers_rss_kb, 0),"
+        " coalesce(workers, 0), coalesce(open_fds, 0), coalesce(store_bytes, 0) FROM throughput ORDER BY rowid");
     int64_t prev_campaign = -1, prev_programs = 0;
     while (q.step()) {
       findings.y.push_back(double(q.column_int(2)));
       bugs.y.push_back(double(q.column_int(3)));
+      campaign_mb.y.push_back(double(q.column_int(4)) / 1024);
+      workers_mb.y.push_back(double(q.column_int(5)) / 1024);
+      workers.y.push_back(double(q.column_int(6)));
+      fds.y.push_back(double(q.column_int(7)));
+      store_mb.y.push_back(double(q.column_int(8)) / (1024 * 1024));
       int64_t programs = q.column_int(1);
       if (q.column_int(0) != prev_campaign) prev_programs = 0;
       rate.y.push_back(std::max<double>(0, double(programs - prev_programs) / 10.0));
@@ -77,6 +87,10 @@ std::string html_report(Store& store) {
   s += svg_chart("Findings over time", {findings});
   s += svg_chart("Unique bugs over time", {bugs});
   s += svg_chart("Throughput over time", {rate});
+  // A long campaign's health: what grows here without bound is a leak.
+  s += svg_chart("Memory over time (MB)", {campaign_mb, workers_mb});
+  s += svg_chart("Open files and workers over time", {fds, workers});
+  s += svg_chart("Store size over time (MB)", {store_mb});
   // Wrong results and slowdowns apart: a performance bug's table says by how
   // much (triage/perf_report.h).
   for (const char* kind : {"correctness", "performance"}) {

@@ -14,6 +14,11 @@ struct StoreError : std::runtime_error {
       : std::runtime_error(message), sqlite_code(sqlite_code) {}
   int sqlite_code;  // SQLite's result code, 0 when the error is dlfuzz's own
   bool busy() const { return (sqlite_code & 0xff) == SQLITE_BUSY; }
+  // The disk is full or the file cannot be written: not the input's fault.
+  bool cannot_write() const {
+    int c = sqlite_code & 0xff;
+    return c == SQLITE_FULL || c == SQLITE_READONLY || c == SQLITE_IOERR || c == SQLITE_CANTOPEN;
+  }
 };
 // The file could only be opened for reading (no write permission on it or its
 // directory): dlfuzz's stores are always written (WAL, migrations).

@@ -55,6 +55,12 @@ const char* kMigrations[] = {
     "ALTER TABLE findings ADD COLUMN layer TEXT;"
     "ALTER TABLE findings ADD COLUMN ablation TEXT;"
     "ALTER TABLE bugs ADD COLUMN layer TEXT;",
+    // 6: what a campaign holds at each throughput sample (a soak's growth).
+    "ALTER TABLE throughput ADD COLUMN campaign_rss_kb INTEGER;"
+    "ALTER TABLE throughput ADD COLUMN workers_rss_kb INTEGER;"
+    "ALTER TABLE throughput ADD COLUMN workers INTEGER;"
+    "ALTER TABLE throughput ADD COLUMN open_fds INTEGER;"
+    "ALTER TABLE throughput ADD COLUMN store_bytes INTEGER;",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1, "one migration per version");
 
@@ -193,13 +199,21 @@ void Store::end_campaign(int64_t campaign, int64_t programs, int64_t findings) {
       .run();
 }
 
-void Store::sample_throughput(int64_t campaign, int64_t programs, int64_t findings, int64_t unique_bugs) {
-  db_->prepare("INSERT INTO throughput(campaign_id, at, programs, findings, unique_bugs) VALUES(?,?,?,?,?)")
+void Store::sample_throughput(int64_t campaign, int64_t programs, int64_t findings, int64_t unique_bugs,
+                              const ResourceUsage& usage) {
+  db_->prepare(
+         "INSERT INTO throughput(campaign_id, at, programs, findings, unique_bugs, campaign_rss_kb, workers_rss_kb,"
+         " workers, open_fds, store_bytes) VALUES(?,?,?,?,?,?,?,?,?,?)")
       .bind(1, campaign)
       .bind(2, now_utc())
       .bind(3, programs)
       .bind(4, findings)
       .bind(5, unique_bugs)
+      .bind(6, usage.campaign_rss_kb)
+      .bind(7, usage.workers_rss_kb)
+      .bind(8, usage.workers)
+      .bind(9, usage.open_fds)
+      .bind(10, usage.store_bytes)
       .run();
   db_->prepare("UPDATE campaigns SET programs = ?, findings = ? WHERE id = ?")
       .bind(1, programs)

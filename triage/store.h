@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "oracles/finding.h"
+#include "triage/resource_usage.h"
 #include "triage/sqlite.h"
 
 namespace dlfuzz {
 
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 struct BugRow {
   int64_t id;
@@ -43,7 +44,10 @@ class Store {
 
   int64_t begin_campaign(const std::string& config_json, const std::string& versions);
   void end_campaign(int64_t campaign, int64_t programs, int64_t findings);
-  void sample_throughput(int64_t campaign, int64_t programs, int64_t findings, int64_t unique_bugs);
+  // One row of the throughput table (every 10 s of a campaign), with what
+  // the campaign holds then (triage/resource_usage.h).
+  void sample_throughput(int64_t campaign, int64_t programs, int64_t findings, int64_t unique_bugs,
+                         const ResourceUsage& usage = {});
 
   // Stores the program (once per content hash) and returns its hash.
   std::string add_program(const std::string& text, uint64_t seed, int nodes);

@@ -98,7 +98,7 @@ std::string infer_size(int64_t numel, const IntList& size, Shape& out) {
     } else if (size[i] < 0) {
       return "invalid shape dimension " + std::to_string(size[i]);
     } else {
-      known *= size[i];
+      known = mul_saturating(known, size[i]);
     }
   }
   if (numel == known && infer_at < 0) return "";

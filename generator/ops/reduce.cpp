@@ -121,7 +121,7 @@ int64_t reduced_count(const TensorType& t, const IntList& dims) {
   int64_t k = 1;
   for (int64_t d : dims) {
     if (t.rank() == 0) continue;
-    k *= t.shape[d < 0 ? d + t.rank() : d];
+    k = mul_saturating(k, t.shape[d < 0 ? d + t.rank() : d]);
   }
   return k;
 }

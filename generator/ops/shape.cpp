@@ -273,7 +273,7 @@ std::string infer_repeat(const Program& p, const Node& n, std::vector<TensorType
   Shape shape;
   for (size_t i = 0; i < rep->size(); ++i) {
     if ((*rep)[i] < 0) return "repeat: negative repeat count";
-    shape.push_back((*rep)[i] * (i < lead ? 1 : self->shape[i - lead]));
+    shape.push_back(mul_saturating((*rep)[i], i < lead ? 1 : self->shape[i - lead]));
   }
   out = {{self->dtype, shape}};
   return "";

@@ -451,8 +451,9 @@ TEST(Cli, CudaProgramsAreComparedWithCpuEagerToo) {
   EXPECT_EQ(by_runner["eager@cpu"]["status"], "ok") << "the CPU reference runs anywhere";
   EXPECT_TRUE(by_runner.count("eager")) << "CUDA eager is under test too";
   EXPECT_TRUE(j["findings"].empty()) << o.out;
-  if (by_runner["eager"]["status"] != "ok")
+  if (by_runner["eager"]["status"] != "ok") {
     EXPECT_NE(by_runner["eager"]["error"].get<std::string>().find("sees no CUDA device"), std::string::npos) << o.out;
+  }
 }
 
 }  // namespace dlfuzz

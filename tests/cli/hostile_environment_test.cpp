@@ -80,6 +80,40 @@ TEST(HostileEnvironment, ReadOnlyStoreStopsTheCampaignWithAMessage) {
   EXPECT_EQ(Store(db).count("findings"), before);
 }
 
+// Reports, dashboards and reduced programs on a full disk: exit 3 and a
+// message naming the file; the store and an earlier file are left whole, and
+// no half-written file stays behind.
+TEST(HostileEnvironment, FullDiskForOutputsNamesTheFileAndKeepsTheStore) {
+  fs::path dir = fresh_dir("full outputs");
+  std::string db = (dir / "s.db").string();
+  ASSERT_EQ(shell(kDlfuzz + " fuzz --programs 2 --runners fault-wrong-value --no-progress --db " + sh_quote(db)).code,
+            1);
+  int64_t before = Store(db).count("findings");
+  for (std::string cmd : {" triage html", " triage report 1"}) {
+    Outcome r = shell(kDlfuzz + cmd + " --db " + sh_quote(db) + " -o /dev/full");
+    EXPECT_EQ(r.code, 3) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("cannot write /dev/full: No space left on device"), std::string::npos) << r.out;
+  }
+  expect_intact(db, before);
+
+  // Files of at most 300 bytes: the reducer's candidates and the reduced
+  // .dlf fit, its Python repro does not (EFBIG, as on a full disk).
+  std::string prog = (dir / "prog.dlf").string(), out = (dir / "out.dlf").string();
+  std::ofstream(prog) << "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+                         "input %x : f32[4] range(-2.0,2.0)\n%1 : f32[4] = sin %x\n%2 : f32[4] = frac %1\n"
+                         "%3 : f32[4] = exp %2\nreturn %3\n";
+  std::ofstream(dir / "out.py") << "# an earlier repro\n";
+  Outcome r = shell("cd " + sh_quote(dir.string()) + " && trap '' XFSZ; TMPDIR=" + sh_quote(dir.string()) +
+                    " prlimit --fsize=300 " + kDlfuzz + " reduce prog.dlf --test 'grep -q = frac' -o out.dlf");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("dlfuzz reduce: cannot write out.py: File too large"), std::string::npos) << r.out;
+  std::ifstream in(dir / "out.py");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "# an earlier repro\n") << "a failed write leaves the earlier file as it was";
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << "left behind: " << e.path();
+}
+
 // The campaign's reduction runs `dlfuzz reduce` with an argument vector: a
 // store whose path would run `touch` in a shell stays a path.
 TEST(HostileEnvironment, ShellCharactersInPathsStayPaths) {

@@ -121,7 +121,13 @@ TEST(HtmlReport, RendersTableAndChartsInHeadlessChromium) {
       f.stage = "run";
       f.error_text = "exception: bug number " + std::string(1, char('a' + i % 4));
       s.add_finding(c, prog, f, "v");
-      s.sample_throughput(c, 100 * (i + 1) + 37 * (i % 2), i + 1, std::min(i + 1, 7));
+      ResourceUsage usage;
+      usage.campaign_rss_kb = 200000 + 1000 * i;
+      usage.workers_rss_kb = 900000 + 20000 * (i % 3);
+      usage.workers = 2 + i % 2;
+      usage.open_fds = 20 + i % 4;
+      usage.store_bytes = 100000 * (i + 1);
+      s.sample_throughput(c, 100 * (i + 1) + 37 * (i % 2), i + 1, std::min(i + 1, 7), usage);
     }
     std::ofstream(html) << html_report(s);
   }
@@ -137,7 +143,7 @@ TEST(HtmlReport, RendersTableAndChartsInHeadlessChromium) {
   EXPECT_NE(dom.find("<table"), std::string::npos);
   size_t svgs = 0;
   for (size_t p = dom.find("<svg"); p != std::string::npos; p = dom.find("<svg", p + 1)) ++svgs;
-  EXPECT_EQ(svgs, 3u) << "findings, unique bugs, throughput";
+  EXPECT_EQ(svgs, 6u) << "findings, unique bugs, throughput, memory, open files, store size";
   EXPECT_NE(dom.find("exception: bug number d"), std::string::npos) << "each bug's title is in the table";
   EXPECT_EQ(dom.find("http"), std::string::npos) << "no network references";
 
@@ -148,11 +154,12 @@ TEST(HtmlReport, RendersTableAndChartsInHeadlessChromium) {
   Image img = read_png(png);
   ASSERT_EQ(img.width, 1400) << "could not decode " << png;
   auto findings_line = rows_with(img, 0xc0, 0x39, 0x2b), bugs_line = rows_with(img, 0x2c, 0x3e, 0x50),
-       rate_line = rows_with(img, 0x27, 0xae, 0x60);
+       rate_line = rows_with(img, 0x27, 0xae, 0x60), memory_line = rows_with(img, 0x8e, 0x44, 0xad);
   int header = first_row_with_run(img, 0xee, 0xee, 0xee, 300);
   EXPECT_GT(findings_line.size(), 100u) << "the findings line is drawn";
   EXPECT_GT(bugs_line.size(), 100u) << "the unique-bugs line is drawn";
   EXPECT_GT(rate_line.size(), 100u) << "the throughput line is drawn";
+  EXPECT_GT(memory_line.size(), 100u) << "the campaign's memory line is drawn";
   ASSERT_GE(header, 0) << "the table header is drawn";
   EXPECT_LT(findings_line.back(), header) << "the charts sit above the table";
   // The findings line rises: its topmost pixels are further right than its lowest ones.

@@ -142,6 +142,9 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
     s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
     // Turn it back into a version-1 store, as an older dlfuzz wrote it.
     s.db().exec(
+        "ALTER TABLE throughput DROP COLUMN campaign_rss_kb; ALTER TABLE throughput DROP COLUMN workers_rss_kb;"
+        "ALTER TABLE throughput DROP COLUMN workers; ALTER TABLE throughput DROP COLUMN open_fds;"
+        "ALTER TABLE throughput DROP COLUMN store_bytes;"
         "ALTER TABLE findings DROP COLUMN layer; ALTER TABLE findings DROP COLUMN ablation;"
         "ALTER TABLE bugs DROP COLUMN layer;"
         "ALTER TABLE findings DROP COLUMN evidence; DROP TABLE bug_envs; ALTER TABLE bugs DROP COLUMN duplicate_of;"
@@ -239,7 +242,9 @@ TEST(Store, ReducedOpSetRefinesTheSignatureAndMarksDuplicatesWithinARunnerFamily
   EXPECT_EQ(s.record_reduction(frozen, small, "mul,relu_+train"), 0) << "another runner family";
   for (const auto& b : s.bugs()) {
     EXPECT_EQ(b.status, "reduced");
-    if (b.id == nnc) EXPECT_EQ(b.full_signature(), b.signature + "|ops=mul,relu_+train");
+    if (b.id == nnc) {
+      EXPECT_EQ(b.full_signature(), b.signature + "|ops=mul,relu_+train");
+    }
   }
 }
 
