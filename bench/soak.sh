@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# A long campaign, watched: every INTERVAL seconds, the campaign's RSS, its
-# workers' RSS (all descendants), their count, the campaign's open file
-# descriptors, the store's size (with its WAL) and programs/s, one CSV row.
-# At the end: growth from the first to the last quarter of the run, the
-# processes left behind (must be none), and a plot (SVG) of the columns.
+# A long campaign, watched. The campaign itself records, every 10 s, its RSS,
+# its workers' RSS (all descendants) and count, its open file descriptors,
+# the store's size (with its WAL) and its program count in the store's
+# throughput table (triage/resource_usage.h); `triage html` plots them. This
+# script runs the campaign, notes every process below it every INTERVAL
+# seconds, and at the end writes the table as CSV, the growth from the first
+# to the last quarter of the run, the processes left behind (must be none),
+# and a plot (SVG) of the columns.
 #
 #   bench/soak.sh SECONDS [INTERVAL] [OUT_DIR] -- [extra `dlfuzz fuzz` flags]
-#   bench/soak.sh 600 10 soak -- --world 1,2,4
+#   bench/soak.sh 7200 10 soak -- --world 1,2,4
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: bench/soak.sh SECONDS [INTERVAL] [OUT_DIR] -- [fuzz flags]}
@@ -19,7 +22,6 @@ db="$out/soak.db"
 rm -f "$db" "$db-wal" "$db-shm" "$out/seen_pids"
 touch "$out/seen_pids"
 csv="$out/soak.csv"
-echo "t_s,campaign_rss_kb,workers_rss_kb,workers,fds,store_bytes,programs,programs_per_s" >"$csv"
 
 build/dlfuzz fuzz --time "${seconds}s" --db "$db" --no-progress "$@" >"$out/campaign.log" 2>&1 &
 pid=$!
@@ -31,43 +33,29 @@ descendants() {  # every process below $1
     descendants "$k"
   done
 }
-rss() {  # kB; 0 for a process that has just exited (or is a zombie: no VmRSS)
-  local kb
-  kb=$(awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || true)
-  echo "${kb:-0}"
-}
-start=$(date +%s)
-last_programs=0
-last_t=0
 while kill -0 "$pid" 2>/dev/null; do
   sleep "$interval"
-  kill -0 "$pid" 2>/dev/null || break
-  t=$(($(date +%s) - start))
-  workers=0
-  workers_rss=0
-  for k in $(descendants "$pid"); do
-    echo "$k" >>"$out/seen_pids"
-    workers=$((workers + 1))
-    workers_rss=$((workers_rss + $(rss "$k")))
-  done
-  fds=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
-  store=$(($(stat -c %s "$db" 2>/dev/null || echo 0) + $(stat -c %s "$db-wal" 2>/dev/null || echo 0)))
-  # The campaign writes its program count with each throughput sample (every 10 s).
-  programs=$(sqlite3 -cmd ".timeout 5000" "$db" "SELECT coalesce(max(programs), 0) FROM campaigns" 2>/dev/null || echo 0)
-  rate=$(awk -v p="$programs" -v lp="$last_programs" -v t="$t" -v lt="$last_t" \
-    'BEGIN { printf "%.2f", (t > lt) ? (p - lp) / (t - lt) : 0 }')
-  echo "$t,$(rss "$pid"),$workers_rss,$workers,$fds,$store,$programs,$rate" >>"$csv"
-  last_programs=$programs
-  last_t=$t
+  descendants "$pid" >>"$out/seen_pids" || true
 done
 wait "$pid" && rc=0 || rc=$?
 sleep 1
 left=0  # workers seen during the run that outlive the campaign
 for k in $(sort -u "$out/seen_pids"); do kill -0 "$k" 2>/dev/null && left=$((left + 1)); done
+# Seconds since the first sample, and programs/s between samples.
+sqlite3 -header -csv "$db" "
+  WITH t AS (SELECT rowid, strftime('%s', at) AS s, * FROM throughput)
+  SELECT s - (SELECT min(s) FROM t) AS t_s, campaign_rss_kb, workers_rss_kb, workers, open_fds AS fds,
+         store_bytes, programs,
+         round(coalesce((programs - lag(programs) OVER (ORDER BY rowid)) * 1.0
+                        / nullif(s - lag(s) OVER (ORDER BY rowid), 0), 0), 2) AS programs_per_s
+  FROM t ORDER BY rowid" >"$csv"
 python3 - "$csv" "$out/soak.svg" "$rc" "$left" <<'PY'
 import csv, sys
 path, svg, rc, left = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 rows = list(csv.DictReader(open(path)))
+# The last row is written after the workers have stopped: not part of the run.
+if len(rows) > 4 and rows[-1]["workers"] == "0":
+    rows = rows[:-1]
 cols = ["campaign_rss_kb", "workers_rss_kb", "fds", "store_bytes", "programs_per_s"]
 print(f"soak: {len(rows)} samples, campaign exit {rc}, worker processes left behind: {left}")
 if len(rows) >= 4:
