@@ -134,15 +134,19 @@ void add_run(CLI::App& app, std::function<int()>* action) {
                                    {"evidence", f.evidence},
                                    {"layer", f.layer},
                                    {"ablation", f.ablation},
+                                   {"first_op", f.first_op},
+                                   {"first_op_detail", f.first_op_detail},
                                    {"flaky", f.flaky}});
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       } else {
         for (const auto& r : ev.results) print_result(r);
         for (const auto& s : ev.skipped) std::cout << s << ": skipped (does not apply to this program)\n";
-        for (const auto& f : ev.findings)
+        for (const auto& f : ev.findings) {
           std::cout << fmt::format("FINDING [{}] {} vs {}{}: {}{}\n", f.oracle, f.test_runner, f.ref_runner,
                                    f.flaky ? " (flaky)" : "", f.detail,
                                    f.layer.empty() ? "" : " [layer: " + f.layer + "]");
+          if (!f.first_op_detail.empty()) std::cout << "  first diverging op: " << f.first_op_detail << "\n";
+        }
         if (ev.findings.empty()) std::cout << "no findings\n";
       }
       return ev.findings.empty() ? kExitOk : kExitFinding;

@@ -71,6 +71,7 @@ int show(Store& s, const Opts& o) {
       d->bug.layer.empty() ? "" : "layer: " + d->bug.layer + "\n", d->affects.empty() ? "" : d->affects + "\n",
       d->reduced ? "reduced" : "example", d->program);
   std::cout << performance_markdown(d->evidence, d->ref_runner, d->test_runner);
+  if (!d->first_divergence.empty()) std::cout << "first diverging op: " << d->first_divergence << "\n";
   std::cout << ablation_markdown(d->ablation);
   return kExitOk;
 }

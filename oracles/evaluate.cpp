@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "oracles/first_divergence.h"
 #include "oracles/layer_ladder.h"
 #include "reducers/rewrite.h"
 
@@ -92,7 +93,10 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
   }
   // A finding worth rechecking is worth attributing; the reducer's candidates
   // (no recheck) are compared by signature only.
-  if (recheck) attribute_layers(ex, p, ev.findings);
+  if (recheck) {
+    attribute_layers(ex, p, ev.findings);
+    locate_first_divergence(ex, p, ev.findings);
+  }
   return ev;
 }
 

@@ -31,6 +31,12 @@ struct Finding {
   // "dynamo-eager", "verdict": "pass"|"fail"|"not run"}, ...]; null when no
   // ladder ran.
   nlohmann::json ablation = nullptr;
+  // Where a numeric finding starts (oracles/first_divergence.h): the first
+  // node whose value differs, its op ("mul") and a line with its types and
+  // the difference; or only the line, saying why no op is named. Not part of
+  // the signature, like the layer.
+  std::string first_op = "";
+  std::string first_op_detail = "";
 
   // oracle|ref|test|stage|normalized error: the same bug hashes the same.
   std::string signature() const;

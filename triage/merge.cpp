@@ -105,12 +105,13 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   {
     auto q = src.prepare(
         "SELECT campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
-        "signature, kind, flaky, versions, found_at, evidence, layer, ablation FROM findings");
+        "signature, kind, flaky, versions, found_at, evidence, layer, ablation, coalesce(first_op, ''),"
+        " coalesce(first_op_detail, '') FROM findings");
     while (q.step()) {
       dst.prepare(
              "INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, "
-             "detail, signature, kind, flaky, versions, found_at, evidence, layer, ablation) "
-             "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+             "detail, signature, kind, flaky, versions, found_at, evidence, layer, ablation, first_op, "
+             "first_op_detail) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
           .bind(1, campaign_ids[q.column_int(0)])
           .bind(2, bug_ids[q.column_int(1)])
           .bind(3, q.column_text(2))
@@ -127,6 +128,8 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
           .bind(14, q.column_text(13))
           .bind(15, q.column_text(14))
           .bind(16, q.column_text(15))
+          .bind(17, q.column_text(16))
+          .bind(18, q.column_text(17))
           .run();
       ++st.findings;
     }

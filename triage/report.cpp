@@ -37,6 +37,7 @@ std::optional<BugDetail> load_bug(Store& store, int64_t id) {
   d.affects = affects_line(store.env_checks(id));
   d.evidence = store.bug_evidence(id);
   d.ablation = store.bug_ablation(id);
+  d.first_divergence = store.bug_first_divergence(id);
   return d;
 }
 
@@ -85,6 +86,8 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
                      md_code(d.test_runner), md_code(d.ref_runner), md_text(d.oracle), md_text(d.stage));
   // A traceback keeps its lines in a code block; one line stays prose.
   s += d.detail.find('\n') == std::string::npos ? " " + md_text(d.detail) + "\n\n" : "\n\n" + md_block(d.detail) + "\n";
+  if (!d.first_divergence.empty())
+    s += fmt::format("First diverging op (every intermediate value compared): {}\n\n", md_code(d.first_divergence));
   s += performance_markdown(d.evidence, d.ref_runner, d.test_runner);
   s += ablation_markdown(d.ablation);
   s += fmt::format("## Minimal repro ({} program)\n\n", d.reduced ? "reduced" : "unreduced");

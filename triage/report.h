@@ -20,6 +20,7 @@ struct BugDetail {
   std::string affects;      // "affects: ... / not in: ..." from `triage retest --env`; "" when unchecked
   nlohmann::json evidence;  // a performance bug's (triage/perf_report.h); null otherwise
   nlohmann::json ablation;  // the layer ladder's verdicts (Finding::ablation); null when none ran
+  std::string first_divergence;  // Store::bug_first_divergence; "" when not located
 };
 
 std::optional<BugDetail> load_bug(Store& store, int64_t id);

@@ -61,6 +61,9 @@ const char* kMigrations[] = {
     "ALTER TABLE throughput ADD COLUMN workers INTEGER;"
     "ALTER TABLE throughput ADD COLUMN open_fds INTEGER;"
     "ALTER TABLE throughput ADD COLUMN store_bytes INTEGER;",
+    // 7: where a numeric finding starts (oracles/first_divergence.h).
+    "ALTER TABLE findings ADD COLUMN first_op TEXT;"
+    "ALTER TABLE findings ADD COLUMN first_op_detail TEXT;",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1, "one migration per version");
 
@@ -266,8 +269,8 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
   if (!f.layer.empty()) db_->prepare("UPDATE bugs SET layer = ? WHERE id = ?").bind(1, f.layer).bind(2, bug).run();
   db_->prepare(
          "INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
-         "signature, kind, flaky, versions, found_at, evidence, layer, ablation) "
-         "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+         "signature, kind, flaky, versions, found_at, evidence, layer, ablation, first_op, first_op_detail) "
+         "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
       .bind(1, campaign)
       .bind(2, bug)
       .bind(3, program_hash)
@@ -287,6 +290,8 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
       .bind(15, f.layer)
       .bind(16, f.ablation.is_null() ? std::string()
                                      : f.ablation.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+      .bind(17, f.first_op)
+      .bind(18, f.first_op_detail)
       .run();
   db_->prepare("UPDATE campaigns SET findings = findings + 1 WHERE id = ?").bind(1, campaign).run();
   tx.commit();
@@ -338,6 +343,14 @@ nlohmann::json Store::latest_json(int64_t bug, const std::string& column) {
 }
 
 nlohmann::json Store::bug_evidence(int64_t bug) { return latest_json(bug, "evidence"); }
+
+std::string Store::bug_first_divergence(int64_t bug) {
+  auto st = db_->prepare(
+      "SELECT first_op_detail FROM findings WHERE bug_id = ? AND coalesce(first_op_detail, '') != '' "
+      "ORDER BY coalesce(first_op, '') = '', id DESC LIMIT 1");
+  st.bind(1, bug);
+  return st.step() ? st.column_text(0) : "";
+}
 
 nlohmann::json Store::bug_ablation(int64_t bug) { return latest_json(bug, "ablation"); }
 

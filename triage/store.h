@@ -13,7 +13,7 @@
 
 namespace dlfuzz {
 
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 
 struct BugRow {
   int64_t id;
@@ -73,6 +73,9 @@ class Store {
   // The ladder's verdicts of a bug's latest finding that has them
   // (Finding::ablation); null if none.
   nlohmann::json bug_ablation(int64_t bug);
+  // Where the bug's numeric findings start (Finding::first_op_detail): the
+  // latest that names an op, else the latest that says why none is named.
+  std::string bug_first_divergence(int64_t bug);
 
   std::vector<BugRow> bugs();
   int64_t count(const std::string& table);

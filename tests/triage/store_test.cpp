@@ -142,6 +142,7 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
     s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
     // Turn it back into a version-1 store, as an older dlfuzz wrote it.
     s.db().exec(
+        "ALTER TABLE findings DROP COLUMN first_op; ALTER TABLE findings DROP COLUMN first_op_detail;"
         "ALTER TABLE throughput DROP COLUMN campaign_rss_kb; ALTER TABLE throughput DROP COLUMN workers_rss_kb;"
         "ALTER TABLE throughput DROP COLUMN workers; ALTER TABLE throughput DROP COLUMN open_fds;"
         "ALTER TABLE throughput DROP COLUMN store_bytes;"

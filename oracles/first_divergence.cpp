@@ -1,0 +1,108 @@
+#include "oracles/first_divergence.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+#include <set>
+
+#include "generator/op_spec.h"
+#include "oracles/numeric_oracle.h"
+#include "runners/runner_spec.h"
+
+namespace dlfuzz {
+
+namespace {
+// Values a later node writes in place, views, or may alias: returning them
+// would add an output that aliases a mutated tensor.
+std::set<int> aliased_values(const Block& b, std::set<int> seen = {}) {
+  for (const auto& n : b.nodes) {
+    const OpSpec* s = find_op(n.op);
+    if (s && (s->inplace || s->view || s->may_alias) && !n.args.empty())
+      if (const auto* r = std::get_if<ValueRef>(&n.args.front().value)) seen.insert(r->id);
+    for (const auto& inner : n.blocks) seen = aliased_values(inner, seen);
+  }
+  return seen;
+}
+
+const Node* node_of(const Program& p, int value) {
+  for (const auto& n : p.body.nodes)
+    for (int o : n.outputs)
+      if (o == value) return &n;
+  return nullptr;
+}
+}  // namespace
+
+std::string describe_node(const Program& p, const Node& n) {
+  std::vector<std::string> ins, outs;
+  for (const auto& a : n.args) {
+    if (const auto* r = std::get_if<ValueRef>(&a.value)) ins.push_back(type_str(p.type(r->id)));
+    if (const auto* l = std::get_if<ValueList>(&a.value))
+      for (int id : l->ids) ins.push_back(type_str(p.type(id)));
+  }
+  for (int o : n.outputs) outs.push_back("%" + p.values.at(o).name + " : " + type_str(p.type(o)));
+  return fmt::format("{} = {}({})", fmt::join(outs, ", "), n.op, fmt::join(ins, ", "));
+}
+
+Program with_intermediates(const Program& p, std::vector<int>* observed) {
+  Program q = p;
+  std::set<int> skip = aliased_values(p.body);
+  std::set<int> already(p.body.yields.begin(), p.body.yields.end());
+  for (const auto& n : p.body.nodes) {
+    if (!n.blocks.empty()) continue;  // loop / if: their results are ordinary values, their insides are not
+    const OpSpec* s = find_op(n.op);
+    if (!s || s->inplace || s->view || s->may_alias) continue;
+    for (int o : n.outputs) {
+      if (skip.count(o) || already.count(o)) continue;
+      q.body.yields.push_back(o);
+      observed->push_back(o);
+    }
+  }
+  return q;
+}
+
+void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding>& findings) {
+  if (p.plan.world != 1) return;
+  std::vector<int> observed;
+  Program q = with_intermediates(p, &observed);
+  if (observed.empty()) return;
+  const size_t n_outputs = p.body.yields.size();
+  std::map<std::string, std::vector<RunResult>> runs;  // test runner -> ref, fp64, test on q
+  for (auto& f : findings) {
+    if (f.oracle != "numeric" || f.flaky) continue;
+    auto spec = parse_runner(f.test_runner);
+    if (!spec) continue;
+    if (!runs.count(f.test_runner))
+      runs[f.test_runner] = ex.run(q, {spec->reference(q), spec->fp64_reference(q), f.test_runner});
+    const auto& r = runs[f.test_runner];
+    const RunResult &ref = r.at(0), &fp64 = r.at(1), &test = r.at(2);
+    if (!ref.ok() || !test.ok() || ref.outputs.size() != q.body.yields.size() ||
+        test.outputs.size() != ref.outputs.size()) {
+      f.first_op_detail = "not located: the program with its intermediate values returned did not run";
+      continue;
+    }
+    // The finding must survive the rewrite: judge the original outputs alone.
+    RunResult ref_orig = ref, test_orig = test, fp64_orig = fp64;
+    for (RunResult* x : {&ref_orig, &test_orig, &fp64_orig})
+      if (x->outputs.size() >= n_outputs) x->outputs.resize(n_outputs);
+    if (!check_numeric(ref_orig, test_orig, fp64.ok() ? &fp64_orig : nullptr)) {
+      f.first_op_detail = "not located: the finding goes away when intermediate values are returned";
+      continue;
+    }
+    for (size_t i = 0; i < observed.size(); ++i) {
+      size_t k = n_outputs + i;
+      const HostTensor* f64 = fp64.ok() && fp64.outputs.size() > k ? &fp64.outputs[k] : nullptr;
+      std::string diff = compare_tensor(ref.outputs[k], test.outputs[k], f64);
+      if (diff.empty()) continue;
+      const Node* n = node_of(q, observed[i]);
+      f.first_op = n ? n->op : "";
+      f.first_op_detail = (n ? describe_node(q, *n) : "%" + q.values.at(observed[i]).name) + ": " + diff;
+      break;
+    }
+    if (f.first_op.empty() && f.first_op_detail.empty())
+      f.first_op_detail = p.is_training() ? "every forward value agrees: the divergence is in backward or the step"
+                                          : "every returned intermediate agrees: it starts in a value not returned";
+  }
+}
+
+}  // namespace dlfuzz

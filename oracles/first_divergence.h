@@ -1,0 +1,34 @@
+// Where in the program a numeric finding starts. The program is rerun with
+// every eligible top-level node's value returned as an extra output, on the
+// finding's reference, its float64 twin and the runner under test; the first
+// node (in program order) whose value differs beyond the numeric oracle's
+// tolerance is the first diverging op. A value that is later written in place
+// or viewed is not returned (returning it would change what the compiler may
+// do with it); values inside loops and branches are not returned either.
+//
+// The rewrite can hide the bug (a fusion that no longer happens once its
+// intermediate is an output): the finding must still show on the original
+// outputs of the rewritten program, or no op is named. A training finding
+// whose forward values all agree is named as "in backward".
+#pragma once
+#include <string>
+#include <vector>
+
+#include "generator/program.h"
+#include "oracles/finding.h"
+#include "runners/executor.h"
+
+namespace dlfuzz {
+
+// p with each eligible node's value appended to its outputs; *observed gets
+// the value ids appended, in program order.
+Program with_intermediates(const Program& p, std::vector<int>* observed);
+
+// "%7 = mul(f32[2,3], f32[]) -> f32[2,3]"
+std::string describe_node(const Program& p, const Node& n);
+
+// Sets first_op and first_op_detail of every numeric finding of world-1
+// programs (one extra run per test runner).
+void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding>& findings);
+
+}  // namespace dlfuzz

@@ -1,0 +1,77 @@
+// The first diverging op of a numeric finding, with a fault planted at a known
+// op: the div_to_mul plugin rewrites a floor division by a constant into an
+// unrounded multiplication, so the `div` node is where the values part.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "generator/dlf.h"
+#include "oracles/first_divergence.h"
+#include "tests/cli/shell_outcome.h"
+
+namespace fs = std::filesystem;
+
+namespace dlfuzz {
+namespace {
+
+const char* kProgram =
+    "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+    "input %x : f32[8] range(-4.0,4.0)\n"
+    "%1 : f32[8] = sin %x\n"
+    "%2 : f32[8] = mul %1, 3.0\n"
+    "%3 : f32[8] = div %2, 0.7, rounding_mode=\"floor\"\n"
+    "%4 : f32[8] = exp %3\n"
+    "%5 : f32[8] = add %4, %1\n"
+    "return %5\n";
+
+TEST(FirstDivergence, IntermediatesAreReturnedExceptAliasedOnes) {
+  Program p = parse_program(
+      "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+      "input %x : f32[2,3] range(-1.0,1.0)\n"
+      "%1 : f32[2,3] = sin %x\n"
+      "%2 : f32[2,3] = cos %x\n"
+      "%3 : f32[2,3] = relu_ %2\n"
+      "%4 : f32[3,2] = t %1\n"
+      "%5 : f32[3,2] = exp %4\n"
+      "return %5\n",
+      "test")
+                  .program;
+  std::vector<int> observed;
+  Program q = with_intermediates(p, &observed);
+  std::vector<std::string> names;
+  for (int id : observed) names.push_back(q.values.at(id).name);
+  // %2 is written in place, %1 is viewed, %3 and %4 are an in-place result and
+  // a view; %5 is already an output.
+  EXPECT_TRUE(names.empty()) << names.size();
+  p = parse_program(kProgram, "test").program;
+  observed.clear();
+  q = with_intermediates(p, &observed);
+  names.clear();
+  for (int id : observed) names.push_back(q.values.at(id).name);
+  EXPECT_EQ(names, (std::vector<std::string>{"1", "2", "3", "4"}));
+  EXPECT_EQ(q.body.yields.size(), 5u) << "the program's own output first, then the four";
+  EXPECT_EQ(describe_node(p, p.body.nodes[2]), "%3 : f32[8] = div(f32[8])");
+}
+
+TEST(FirstDivergence, APlantedFaultIsLocatedAtItsOp) {
+  fs::path dir = fs::temp_directory_path() / "dlfuzz_first_divergence";
+  fs::create_directories(dir);
+  std::string prog = (dir / "floor_div.dlf").string();
+  std::ofstream(prog) << kProgram;
+  std::string runner = std::string("ts+plugin:") + DLFUZZ_PLUGIN_DIR + "/div_to_mul.so";
+  test::Outcome r = test::shell(std::string(DLFUZZ_BINARY) + " run " + prog + " --runners '" + runner + "' --json");
+  ASSERT_EQ(r.code, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  ASSERT_EQ(j["findings"].size(), 1u) << r.out;
+  const auto& f = j["findings"][0];
+  EXPECT_EQ(f["oracle"], "numeric");
+  EXPECT_EQ(f["first_op"], "div") << f.dump(2);
+  EXPECT_NE(f["first_op_detail"].get<std::string>().find("%3 : f32[8] = div(f32[8])"), std::string::npos)
+      << f.dump(2);
+}
+
+}  // namespace
+}  // namespace dlfuzz
