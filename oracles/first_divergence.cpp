@@ -13,16 +13,29 @@
 namespace dlfuzz {
 
 namespace {
-// Values a later node writes in place, views, or may alias: returning them
-// would add an output that aliases a mutated tensor.
-std::set<int> aliased_values(const Block& b, std::set<int> seen = {}) {
+// Values that share storage with a tensor some node writes in place: an
+// alias group joins a view's (or an in-place result's) output with its first
+// argument; a group with an in-place write in it is not returned, since an
+// output aliasing a mutated tensor changes what the compiler may do.
+struct AliasGroups {
+  std::map<int, int> parent;
+  int find(int v) {
+    auto it = parent.find(v);
+    if (it == parent.end() || it->second == v) return v;
+    return it->second = find(it->second);
+  }
+  void join(int a, int b) { parent[find(a)] = find(b); }
+};
+
+void collect_aliases(const Block& b, AliasGroups& groups, std::set<int>& written) {
   for (const auto& n : b.nodes) {
     const OpSpec* s = find_op(n.op);
-    if (s && (s->inplace || s->view || s->may_alias) && !n.args.empty())
-      if (const auto* r = std::get_if<ValueRef>(&n.args.front().value)) seen.insert(r->id);
-    for (const auto& inner : n.blocks) seen = aliased_values(inner, seen);
+    const auto* first = n.args.empty() ? nullptr : std::get_if<ValueRef>(&n.args.front().value);
+    if (s && first && (s->inplace || s->view || s->may_alias))
+      for (int o : n.outputs) groups.join(o, first->id);
+    if (s && first && s->inplace) written.insert(first->id);
+    for (const auto& inner : n.blocks) collect_aliases(inner, groups, written);
   }
-  return seen;
 }
 
 const Node* node_of(const Program& p, int value) {
@@ -46,14 +59,16 @@ std::string describe_node(const Program& p, const Node& n) {
 
 Program with_intermediates(const Program& p, std::vector<int>* observed) {
   Program q = p;
-  std::set<int> skip = aliased_values(p.body);
+  AliasGroups groups;
+  std::set<int> written, mutated_groups;
+  collect_aliases(p.body, groups, written);
+  for (int w : written) mutated_groups.insert(groups.find(w));
   std::set<int> already(p.body.yields.begin(), p.body.yields.end());
   for (const auto& n : p.body.nodes) {
     if (!n.blocks.empty()) continue;  // loop / if: their results are ordinary values, their insides are not
-    const OpSpec* s = find_op(n.op);
-    if (!s || s->inplace || s->view || s->may_alias) continue;
+    if (!find_op(n.op)) continue;
     for (int o : n.outputs) {
-      if (skip.count(o) || already.count(o)) continue;
+      if (mutated_groups.count(groups.find(o)) || already.count(o)) continue;
       q.body.yields.push_back(o);
       observed->push_back(o);
     }
@@ -78,7 +93,10 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
     const RunResult &ref = r.at(0), &fp64 = r.at(1), &test = r.at(2);
     if (!ref.ok() || !test.ok() || ref.outputs.size() != q.body.yields.size() ||
         test.outputs.size() != ref.outputs.size()) {
-      f.first_op_detail = "not located: the program with its intermediate values returned did not run";
+      const RunResult& bad = !ref.ok() ? ref : test;
+      std::string why = bad.error.substr(0, bad.error.find('\n')).substr(0, 160);
+      f.first_op_detail = "not located: the program with its intermediate values returned did not run (" +
+                          bad.runner + ": " + (why.empty() ? "outputs missing" : why) + ")";
       continue;
     }
     // The finding must survive the rewrite: judge the original outputs alone.

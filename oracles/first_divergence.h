@@ -2,9 +2,10 @@
 // every eligible top-level node's value returned as an extra output, on the
 // finding's reference, its float64 twin and the runner under test; the first
 // node (in program order) whose value differs beyond the numeric oracle's
-// tolerance is the first diverging op. A value that is later written in place
-// or viewed is not returned (returning it would change what the compiler may
-// do with it); values inside loops and branches are not returned either.
+// tolerance is the first diverging op. Values that share storage with a
+// tensor some node writes in place are not returned (an output aliasing a
+// mutated tensor changes what the compiler may do); values inside loops and
+// branches are not returned either.
 //
 // The rewrite can hide the bug (a fusion that no longer happens once its
 // intermediate is an output): the finding must still show on the original
