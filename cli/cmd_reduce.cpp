@@ -64,7 +64,7 @@ std::optional<Target> load_target(const Opts& o, Executor& ex) {
       std::cerr << "dlfuzz reduce: no bug " << t.bug_id << " in " << o.db << "\n";
       return std::nullopt;
     }
-    t.signature = st.column_text(0);
+    t.signature = base_signature(st.column_text(0));  // candidates are judged without the ladder
     ParseResult r = parse_program(st.column_text(1), o.target);
     if (!r.ok()) {
       std::cerr << "dlfuzz reduce: " << r.error->str() << "\n";

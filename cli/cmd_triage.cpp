@@ -126,7 +126,7 @@ int retest_envs(Store& s, const Opts& o, const std::vector<std::string>& envs) {
       Evaluation ev = evaluate(ex, program, {runner}, false);
       bool affected = false;
       for (const auto& f : ev.findings)
-        affected |= signature_without_runners(f.signature()) == signature_without_runners(b.signature);
+        affected |= signature_without_runners(f.signature()) == signature_without_runners(base_signature(b.signature));
       // The version the environment ran; a crashed runner reports none, its reference does.
       std::string version;
       for (const auto& r : ev.results)
@@ -157,7 +157,7 @@ int retest(Store& s, const Opts& o) {
     }
     Evaluation ev = evaluate(ex, loaded->second, {loaded->first.test_runner}, false);
     bool reproduces = false;
-    for (const auto& f : ev.findings) reproduces |= f.signature() == b.signature;
+    for (const auto& f : ev.findings) reproduces |= f.signature() == base_signature(b.signature);
     std::string status = reproduces ? b.status : "fixed";
     if (!reproduces) s.db().prepare("UPDATE bugs SET status = 'fixed' WHERE id = ?").bind(1, b.id).run();
     (reproduces ? still : fixed)++;

@@ -1,5 +1,6 @@
 #include "oracles/finding.h"
 
+#include <algorithm>
 #include <regex>
 
 namespace dlfuzz {
@@ -66,6 +67,18 @@ std::string signature_without_runners(const std::string& signature) {
 
 std::string Finding::signature() const {
   return oracle + "|" + ref_runner + "|" + test_runner + "|" + stage + "|" + error_text;
+}
+
+std::string Finding::bug_signature() const {
+  std::string s = signature();
+  if (!ablation.is_null() && !layer.empty()) s += "|layer=" + layer;
+  if (!first_op.empty()) s += "|first=" + first_op;
+  return s;
+}
+
+std::string base_signature(const std::string& bug_signature) {
+  size_t cut = std::min(bug_signature.find("|layer="), bug_signature.find("|first="));
+  return cut == std::string::npos ? bug_signature : bug_signature.substr(0, cut);
 }
 
 }  // namespace dlfuzz

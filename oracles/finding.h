@@ -24,8 +24,8 @@ struct Finding {
   // Whose bug it is (oracles/layer_ladder.h): the runner table's layer of the
   // test runner, or for a PyTorch 2.x runner the first rung of the ladder
   // Dynamo -> AOTAutograd -> decompositions -> Inductor that shows the same
-  // finding. "" when not attributed. Not part of the signature: the reducer
-  // judges candidates without the ladder and compares signatures.
+  // finding. "" when not attributed. Not part of signature() (the reducer
+  // judges candidates without the ladder); part of bug_signature().
   std::string layer = "";
   // The ladder's verdict per rung, in order: [{"rung": "eager", "runner":
   // "dynamo-eager", "verdict": "pass"|"fail"|"not run"}, ...]; null when no
@@ -33,14 +33,24 @@ struct Finding {
   nlohmann::json ablation = nullptr;
   // Where a numeric finding starts (oracles/first_divergence.h): the first
   // node whose value differs, its op ("mul") and a line with its types and
-  // the difference; or only the line, saying why no op is named. Not part of
-  // the signature, like the layer.
+  // the difference; or only the line, saying why no op is named. Part of
+  // bug_signature(), not of signature().
   std::string first_op = "";
   std::string first_op_detail = "";
 
   // oracle|ref|test|stage|normalized error: the same bug hashes the same.
+  // What the oracles and the reducer compare.
   std::string signature() const;
+  // The bug store's key: signature() refined by the ladder's layer (when the
+  // ladder ran) and the first diverging op (when one is named), "...|layer=
+  // AOTAutograd|first=frac", so that different bugs under one oracle
+  // signature are apart before anything is reduced.
+  std::string bug_signature() const;
 };
+
+// A stored bug signature without its refinements: what signature() of a new
+// finding of that bug gives (the reducer and `triage retest` compare these).
+std::string base_signature(const std::string& bug_signature);
 
 // A signature with what only says "over ranks" taken out: the one-process
 // reference's "@1" suffix and an error's "rank N: " prefix. The reducer

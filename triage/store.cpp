@@ -240,7 +240,7 @@ std::string Store::add_program(const std::string& text, uint64_t seed, int nodes
 int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, const Finding& f,
                            const std::string& versions, bool* new_bug) {
   Transaction tx(*db_);
-  std::string sig = f.signature(), now = now_utc();
+  std::string sig = f.bug_signature(), now = now_utc();
   const char* kind = f.kind == FindingKind::performance ? "performance" : "correctness";
   int64_t bug = -1;
   {
@@ -250,8 +250,9 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
   }
   if (new_bug) *new_bug = bug < 0;
   if (bug < 0) {
-    std::string title = fmt::format("{}: {} vs {} at {}{}", f.oracle, f.test_runner, f.ref_runner, f.stage,
-                                    f.error_text.empty() ? "" : " (" + f.error_text.substr(0, 80) + ")");
+    std::string title = fmt::format("{}: {} vs {} at {}{}{}", f.oracle, f.test_runner, f.ref_runner, f.stage,
+                                    f.error_text.empty() ? "" : " (" + f.error_text.substr(0, 80) + ")",
+                                    f.first_op.empty() ? "" : " from " + f.first_op);
     db_->prepare(
            "INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, example_program) "
            "VALUES(?,?,?,?,?,?,0,?)")

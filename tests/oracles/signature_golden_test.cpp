@@ -67,4 +67,24 @@ TEST(Signature, WithoutRunnersIsTheSameBugOnAnotherEnvironment) {
       << "the runners are gone, and a signature without them is left alone";
 }
 
+// The store's key adds the ladder's layer and the first diverging op; the
+// reducer and retest compare the base, which a fresh finding's signature()
+// gives.
+TEST(Signature, BugSignatureRefinesAndBaseSignatureUndoes) {
+  Finding f{"numeric", "eager", "ts-nnc", "output", "max abs diff 1", ""};
+  EXPECT_EQ(f.bug_signature(), f.signature()) << "nothing located, no ladder: the signature as is";
+  f.first_op = "frac";
+  f.layer = "TorchScript NNC fuser";  // a runner's own layer: no ladder ran, not added
+  EXPECT_EQ(f.bug_signature(), "numeric|eager|ts-nnc|output||first=frac");
+  Finding g = f;
+  g.first_op = "round";
+  EXPECT_NE(f.bug_signature(), g.bug_signature()) << "two ops, two bugs";
+  Finding h{"status", "py-eager", "inductor", "compile", "", "exception: boom|x"};
+  h.layer = "AOTAutograd decompositions";
+  h.ablation = nlohmann::json::array();
+  EXPECT_EQ(h.bug_signature(), "status|py-eager|inductor|compile|exception: boom|x|layer=AOTAutograd decompositions");
+  for (const Finding* x : {&f, &g, &h}) EXPECT_EQ(base_signature(x->bug_signature()), x->signature());
+  EXPECT_EQ(base_signature("numeric|eager|ts|output|"), "numeric|eager|ts|output|");
+}
+
 }  // namespace dlfuzz

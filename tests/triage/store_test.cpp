@@ -166,7 +166,7 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
   EXPECT_TRUE(s.bug_ablation(s.bugs()[0].id).is_null()) << "findings.ablation (v5) exists and is empty";
 }
 
-TEST(Store, LayerAndAblationReachTheBugAndItsReportButNotTheSignature) {
+TEST(Store, LayerAndAblationReachTheBugItsReportAndItsKey) {
   std::string path = temp_db("layer.db");
   Store s(path);
   int64_t c = s.begin_campaign("{}", "v");
@@ -182,11 +182,12 @@ TEST(Store, LayerAndAblationReachTheBugAndItsReportButNotTheSignature) {
   EXPECT_EQ(f.signature(), unattributed) << "the reducer compares signatures of unattributed candidates";
   std::string prog = s.add_program("p\n", 1, 1);
   int64_t bug = s.add_finding(c, prog, f, "v");
-  Finding plain = f;  // a later finding without attribution keeps the bug's layer
-  plain.layer.clear();
-  plain.ablation = nullptr;
-  EXPECT_EQ(s.add_finding(c, prog, plain, "v"), bug);
-  ASSERT_EQ(s.bugs().size(), 1u);
+  EXPECT_EQ(s.add_finding(c, prog, f, "v"), bug) << "the same finding at the same layer: the same bug";
+  Finding lower = f;  // the same error first seen at another layer: another bug
+  lower.layer = "Dynamo";
+  EXPECT_NE(s.add_finding(c, prog, lower, "v"), bug);
+  ASSERT_EQ(s.bugs().size(), 2u);
+  EXPECT_EQ(base_signature(s.bugs()[0].signature), unattributed);
   EXPECT_EQ(s.bugs()[0].layer, "AOTAutograd decompositions");
   EXPECT_EQ(s.bug_ablation(bug), f.ablation);
   auto d = load_bug(s, bug);
