@@ -65,6 +65,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--reduce", o->reduce,
                   "after the campaign, reduce each new bug for up to this many seconds (into DB.reduced/)");
   add_perf_options(cmd, o->perf, o->perf_threshold);
+  add_strict_options(cmd);
   add_policy_options(cmd, o->policy, o->ops);
   cmd->callback([o, action, runners_opt] {
     *action = [o, runners_opt]() -> int {

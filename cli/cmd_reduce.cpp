@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "oracles/oracle_table.h"
 #include "cli/output_file.h"
 #include "cli/load.h"
 #include "generator/dlf.h"
@@ -65,6 +66,7 @@ std::optional<Target> load_target(const Opts& o, Executor& ex) {
       return std::nullopt;
     }
     t.signature = base_signature(st.column_text(0));  // candidates are judged without the ladder
+    if (t.signature.rfind("signed-zero|", 0) == 0) oracle_settings().strict_zeros = true;
     ParseResult r = parse_program(st.column_text(1), o.target);
     if (!r.ok()) {
       std::cerr << "dlfuzz reduce: " << r.error->str() << "\n";

@@ -57,6 +57,7 @@ void add_run(CLI::App& app, std::function<int()>* action) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, ".dlf program")->required();
   add_perf_options(cmd, o->perf, o->perf_threshold);
+  add_strict_options(cmd);
   cmd->add_option("--runners", o->runners, "runners under test (references are added)")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds one runner may take")->capture_default_str();
   cmd->add_flag("--json", o->json, "print results and findings as JSON");

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "oracles/oracle_table.h"
 #include "cli/output_file.h"
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
@@ -143,6 +144,7 @@ int retest_envs(Store& s, const Opts& o, const std::vector<std::string>& envs) {
 
 // Replays every open bug against this build: fixed, or still failing.
 int retest(Store& s, const Opts& o) {
+  oracle_settings().strict_zeros = true;  // signed-zero bugs replay too; numeric ones are judged first
   if (!o.envs.empty()) return retest_envs(s, o, CLI::detail::split(o.envs, ','));
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = o.timeout * 1000;

@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "oracles/oracle_table.h"
+
 namespace dlfuzz::cli {
 
 // "90", "90s", "10m", "2h" -> seconds; -1 if malformed.
@@ -57,6 +59,14 @@ inline void add_perf_options(CLI::App* cmd, bool& perf, double& threshold) {
                   "a performance finding needs the 95% interval of the time ratio above 1 + this")
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
+}
+
+// The oracles that are off by default (oracles/oracle_table.h).
+inline void add_strict_options(CLI::App* cmd) {
+  cmd->add_flag_callback(
+      "--strict-zeros", [] { oracle_settings().strict_zeros = true; },
+      "strict mode: a zero of the other sign (where float64 agrees with the reference) is a finding of its own, "
+      "low-severity class (oracle signed-zero)");
 }
 
 }  // namespace dlfuzz::cli

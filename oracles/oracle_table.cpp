@@ -3,6 +3,7 @@
 #include "oracles/accepts_oracle.h"
 #include "oracles/numeric_oracle.h"
 #include "oracles/rank_oracle.h"
+#include "oracles/signed_zero_oracle.h"
 #include "oracles/status_oracle.h"
 
 namespace dlfuzz {
@@ -19,7 +20,16 @@ std::optional<Finding> rank(const OracleInputs& in) {
 std::optional<Finding> numeric(const OracleInputs& in) {
   return check_numeric(in.ref, in.test, in.fp64 && in.fp64->ok() ? in.fp64 : nullptr);
 }
+std::optional<Finding> signed_zero(const OracleInputs& in) {
+  if (!oracle_settings().strict_zeros) return std::nullopt;
+  return check_signed_zeros(in.ref, in.test, in.fp64 && in.fp64->ok() ? in.fp64 : nullptr);
+}
 }  // namespace
+
+OracleSettings& oracle_settings() {
+  static OracleSettings settings;
+  return settings;
+}
 
 const std::vector<OracleRow>& oracle_table() {
   static const std::vector<OracleRow> rows = {

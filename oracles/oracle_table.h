@@ -26,6 +26,13 @@ struct OracleRow {
 
 const std::vector<OracleRow>& oracle_table();
 
+// Switches for the oracles that are off by default, set once by the command
+// line before anything is judged (one per process, like libFuzzer's flags).
+struct OracleSettings {
+  bool strict_zeros = false;  // the signed-zero oracle (--strict-zeros)
+};
+OracleSettings& oracle_settings();
+
 // The first finding of the oracles, in table order; nullopt when all agree.
 // `ref` may have failed: only the accepts-invalid oracle judges that case.
 std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test);
