@@ -19,12 +19,13 @@ namespace dlfuzz {
 namespace {
 
 // Runs kSeeds programs of `policy` through the in-process runner `name`: most
-// succeed with the IR's output types, and every op of `ops` runs.
+// succeed with the IR's output types, and every op of `ops` runs (with
+// `trained`, also in a training program: backward goes through it).
 void runs_them_with_the_irs_types(const std::string& name, const GenPolicy& policy, const std::vector<std::string>& ops,
-                                  int kSeeds) {
+                                  int kSeeds, bool trained = false) {
   auto runner = make_runner(name);
   ASSERT_NE(runner, nullptr) << name;
-  std::map<std::string, int> failures, ran;
+  std::map<std::string, int> failures, ran, ran_training;
   int ok = 0;
   for (uint64_t seed = 0; seed < static_cast<uint64_t>(kSeeds); ++seed) {
     Program p = generate_program(policy, seed);
@@ -35,7 +36,7 @@ void runs_them_with_the_irs_types(const std::string& name, const GenPolicy& poli
       continue;
     }
     ++ok;
-    for (const auto& [op, n] : summarize(p).ops) ran[op] += n;
+    for (const auto& [op, n] : summarize(p).ops) (p.is_training() ? ran_training : ran)[op] += n;
     ASSERT_EQ(r.outputs.size(), p.body.yields.size());
     for (size_t i = 0; i < r.outputs.size(); ++i) {
       const TensorType& t = p.type(p.body.yields[i]);
@@ -45,7 +46,10 @@ void runs_them_with_the_irs_types(const std::string& name, const GenPolicy& poli
   }
   for (const auto& [msg, n] : failures) std::cerr << n << "x " << msg << "\n";
   EXPECT_GE(ok, kSeeds * 98 / 100) << name << " runs that succeed";
-  for (const auto& op : ops) EXPECT_GE(ran[op], 1) << op << " never ran";
+  for (const auto& op : ops) {
+    EXPECT_GE(ran[op] + ran_training[op], 1) << op << " never ran";
+    if (trained) EXPECT_GE(ran_training[op], 1) << op << " never ran in a training program";
+  }
 }
 
 // The same through the Python worker's py-eager (PyTorch 2.x).
@@ -85,11 +89,11 @@ TEST(NewOps, PythonEagerRunsThemOnThProjectsPyTorch) {
 // and training programs (gradients flow through them): eager, and TorchScript
 // for their TorchScript spelling.
 TEST(ExpressiveOps, EagerRunsThemWithTheIRsTypes) {
-  runs_them_with_the_irs_types("eager", test::expressive_ops_policy(), test::kExpressiveOps, 400);
+  runs_them_with_the_irs_types("eager", test::expressive_ops_policy(), test::kExpressiveOps, 400, true);
 }
 
 TEST(ExpressiveOps, TorchScriptRunsThemWithTheIRsTypes) {
-  runs_them_with_the_irs_types("ts", test::expressive_ops_policy(), test::kExpressiveOps, 150);
+  runs_them_with_the_irs_types("ts", test::expressive_ops_policy(), test::kExpressiveOps, 150, true);
 }
 
 TEST(ExpressiveOps, PythonEagerRunsThemOnThProjectsPyTorch) {
