@@ -104,6 +104,7 @@ class FunctionWriter {
       if (std::find(order.begin(), order.end(), a.name) != order.end()) continue;
       kw.push_back(a.name + "=" + py_literal(p_, a.value, ts_, f64_));
     }
+    if (!ts_ && !spec->python_kwargs.empty()) kw.push_back(spec->python_kwargs);
     if (!fn.empty() && fn[0] == '.') {
       // A method on the first positional argument.
       std::string self = pos.empty() ? "?" : pos.front();

@@ -40,10 +40,10 @@ struct GenPolicy {
                                            {DType::i8, 2},   {DType::u8, 2},  {DType::b8, 4}};
   // Relative weight of each op family (see generator/ops/families.def).
   std::map<std::string, double> family_weights = {
-      {"unary", 14}, {"activation", 12}, {"binary", 14}, {"compare", 4}, {"ternary", 4},    {"cast", 3},
-      {"reduce", 8}, {"shape", 7},       {"view", 7},    {"linalg", 6},  {"conv", 3},       {"pool", 3},
-      {"norm", 4},   {"embedding", 1},   {"loss", 1},    {"inplace", 4}, {"collective", 0}, {"factory", 3},
-      {"index", 6},  {"scan", 3},        {"pad", 3}};
+      {"unary", 14}, {"activation", 12}, {"binary", 14}, {"compare", 4},  {"ternary", 4},    {"cast", 3},
+      {"reduce", 8}, {"shape", 7},       {"view", 7},    {"linalg", 6},   {"conv", 5},       {"pool", 3},
+      {"norm", 5},   {"embedding", 1},   {"loss", 1},    {"inplace", 4},  {"collective", 0}, {"factory", 3},
+      {"index", 6},  {"scan", 3},        {"pad", 3},     {"einsum", 1.5}, {"upsample", 2}};
 
   // Steering: ops to focus on (drawn for most ops when not empty) and ops
   // never drawn. Helper ops a generate function emits (guards, index

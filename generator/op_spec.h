@@ -75,6 +75,10 @@ struct OpSpec {
   // the parameter names in Python's positional order. Empty: `positional` params
   // in schema order.
   std::vector<std::string> python_positional;
+  // Keyword arguments the Python spelling always adds, as Python text, where
+  // one Python function stands for several ATen ops (F.interpolate's
+  // "mode='bilinear'"). TorchScript calls the ATen op and leaves them out.
+  std::string python_kwargs;
 
   const ParamSpec* param(const std::string& name) const;
 };

@@ -84,7 +84,11 @@ const std::set<std::string> kSelecting = {"reshape",
                                           "sort",
                                           "topk",
                                           "cummax",
-                                          "cummin"};
+                                          "cummin",
+                                          "upsample_nearest1d",
+                                          "upsample_nearest2d",
+                                          "upsample_linear1d",  // convex combinations of neighbours
+                                          "upsample_bilinear2d"};
 }  // namespace
 
 Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges, int) {
@@ -151,12 +155,12 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
       base == "leaky_relu" || base == "hardswish" || base == "celu" || base == "selu")
     return {std::min(-1.8, self.lo), std::max(0.0, self.hi) + (base == "softplus" ? 1 : 0)};
   if (base == "frac") return {-1, 1};
-  if (base == "layer_norm" || base == "group_norm" || base == "batch_norm") {
+  if (base == "layer_norm" || base == "group_norm" || base == "batch_norm" || base == "instance_norm") {
     // Normalized values are bounded by sqrt(group size); affine params are small.
     return finite(self) ? Interval{-64, 64} : unknown();
   }
   if (base == "linear" || base == "matmul" || base == "mm" || base == "bmm" || base == "addmm" || base == "conv1d" ||
-      base == "conv2d" || base == "sum") {
+      base == "conv2d" || base == "conv_transpose1d" || base == "conv_transpose2d" || base == "sum") {
     // A sum of at most K products; K from the reduced extent, bounded crudely.
     if (!finite(self)) return unknown();
     double k = 1;
@@ -167,6 +171,15 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
       if (auto* r = std::get_if<ValueRef>(&a.value))
         if (&a != &n.args.front()) m *= std::max(1.0, mag(ranges.at(r->id)));
     return {-m, m};
+  }
+  if (base == "einsum") {
+    // Each output sums at most the product of the operands' sizes of products.
+    const Arg* a = n.arg("tensors");
+    const auto* l = a ? std::get_if<ValueList>(&a->value) : nullptr;
+    if (!l) return unknown();
+    double m = 1;
+    for (int id : l->ids) m *= mag(ranges.at(id)) * std::max<double>(1, p.type(id).numel());
+    return std::isfinite(m) ? Interval{-m, m} : unknown();
   }
   return unknown();
 }

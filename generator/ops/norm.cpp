@@ -1,6 +1,8 @@
-// Normalization layers: layer_norm, group_norm, batch_norm, with optional
-// affine params. batch_norm runs either in eval mode on given running stats or
-// in training mode on batch stats with no running stats (so no input is mutated).
+// Normalization layers: layer_norm, group_norm, batch_norm, instance_norm,
+// with optional affine params. batch_norm runs either in eval mode on given
+// running stats or in training mode on batch stats with no running stats (so no
+// input is mutated); instance_norm always uses the input's stats, without
+// running stats, for the same reason.
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -84,6 +86,29 @@ std::string infer_batch_norm(const Program& p, const Node& n, std::vector<Tensor
   } else if (!stats || !var) {
     return "batch_norm in eval mode needs running_mean and running_var";
   }
+  out = {*in};
+  return "";
+}
+
+// ATen's instance_norm has no defaults either. It normalizes each (sample,
+// channel) over its spatial dims: F.instance_norm needs more than one spatial
+// value, and ATen a rank >= 3 input.
+std::string infer_instance_norm(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* in;
+  if (auto e = check_input(p, n, in, 3); !e.empty()) return e;
+  for (const char* name :
+       {"weight", "bias", "running_mean", "running_var", "use_input_stats", "momentum", "eps", "cudnn_enabled"})
+    if (!n.arg(name)) return std::string("missing argument '") + name + "'";
+  for (const char* name : {"weight", "bias"})
+    if (auto e = check_optional(p, n, name, {in->dtype, {in->shape[1]}}); !e.empty()) return e;
+  // Running stats would be written back in place (even with use_input_stats
+  // false): not modelled.
+  if (given(n, "running_mean") || given(n, "running_var")) return "instance_norm takes no running stats here";
+  const Arg* stats = n.arg("use_input_stats");
+  if (!std::holds_alternative<bool>(stats->value) || !std::get<bool>(stats->value))
+    return "instance_norm without running stats needs use_input_stats=True";
+  if (in->numel() == 0) return "instance_norm needs a non-empty input";
+  if (in->numel() / (in->shape[0] * in->shape[1]) == 1) return "instance_norm needs more than one spatial value";
   out = {*in};
   return "";
 }
@@ -175,6 +200,29 @@ bool gen_batch_norm(GenContext& g, const OpSpec& s, Node& n) {
   return true;
 }
 
+bool gen_instance_norm(GenContext& g, const OpSpec& s, Node& n) {
+  auto fits = [&](const TensorType& t) {
+    return dtype_allowed(s, t.dtype) && t.rank() >= 3 && t.numel() > 0 && t.numel() / (t.shape[0] * t.shape[1]) > 1;
+  };
+  auto v = g.first(fits);
+  if (!v) {
+    if (g.focus()) return false;
+    TensorType fresh{g.random_float_dtype(s.half_ok), g.random_shape(3, 4)};
+    if (!fits(fresh)) return false;
+    v = g.new_input(fresh);
+  }
+  const TensorType x = g.program().type(*v);
+  n.args = {{"input", ValueRef{*v}}};
+  affine(g, n, {x.dtype, {x.shape[1]}}, true);
+  n.args.push_back({"running_mean", None{}});
+  n.args.push_back({"running_var", None{}});
+  n.args.push_back({"use_input_stats", true});
+  n.args.push_back({"momentum", 0.1});
+  n.args.push_back({"eps", random_eps(g.choices())});
+  n.args.push_back({"cudnn_enabled", true});
+  return true;
+}
+
 ParamSpec opt_tensor(const std::string& name, bool positional) { return {name, ParamKind::tensor, true, positional}; }
 
 OpSpec norm(const std::string& name, std::vector<ParamSpec> params, InferFn infer, GenFn gen) {
@@ -216,6 +264,19 @@ void register_ops_norm(std::vector<OpSpec>& ops) {
   // F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
   bn.python_positional = {"input", "running_mean", "running_var", "weight", "bias"};
   ops.push_back(bn);
+  // F.instance_norm names the same arguments (all but cudnn_enabled), in
+  // another order: every one but input is spelled by name.
+  ops.push_back(norm("instance_norm",
+                     {T("input"),
+                      opt_tensor("weight", false),
+                      opt_tensor("bias", false),
+                      opt_tensor("running_mean", false),
+                      opt_tensor("running_var", false),
+                      A("use_input_stats", ParamKind::bool_),
+                      A("momentum", ParamKind::float_),
+                      A("eps", ParamKind::float_),
+                      {"cudnn_enabled", ParamKind::bool_, false, false, false}},
+                     infer_instance_norm, gen_instance_norm));
 }
 
 }  // namespace dlfuzz

@@ -1,6 +1,8 @@
 // The ops issue 19 added, over many generated programs that favour them: the
 // native eager runner (LibTorch 1.13) runs them with the IR's output types, and
-// the Python worker's eager (PyTorch 2.x) runs them too.
+// the Python worker's eager (PyTorch 2.x) runs them too. The same for the ops
+// that widen what programs express (transposed convs, instance_norm, einsum,
+// upsampling), and TorchScript for their TorchScript spelling.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -14,23 +16,27 @@
 #include "runners/runner.h"
 
 namespace dlfuzz {
+namespace {
 
-TEST(NewOps, EagerRunsThemWithTheIRsTypes) {
-  GenPolicy policy = test::new_ops_policy();
-  auto eager = make_runner("eager");
-  std::map<std::string, int> failures, ran;
-  const int kSeeds = 400;
+// Runs kSeeds programs of `policy` through the in-process runner `name`: most
+// succeed with the IR's output types, and every op of `ops` runs (with
+// `trained`, also in a training program: backward goes through it).
+void runs_them_with_the_irs_types(const std::string& name, const GenPolicy& policy, const std::vector<std::string>& ops,
+                                  int kSeeds, bool trained = false) {
+  auto runner = make_runner(name);
+  ASSERT_NE(runner, nullptr) << name;
+  std::map<std::string, int> failures, ran, ran_training;
   int ok = 0;
-  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+  for (uint64_t seed = 0; seed < static_cast<uint64_t>(kSeeds); ++seed) {
     Program p = generate_program(policy, seed);
-    RunResult r = eager->run(p, RunConfig{});
+    RunResult r = runner->run(p, RunConfig{});
     if (!r.ok()) {
       failures[r.error.substr(0, 200)]++;
       if (std::getenv("DLFUZZ_DEBUG")) std::cerr << "seed " << seed << ": " << r.error << "\n" << print_program(p);
       continue;
     }
     ++ok;
-    for (const auto& [op, n] : summarize(p).ops) ran[op] += n;
+    for (const auto& [op, n] : summarize(p).ops) (p.is_training() ? ran_training : ran)[op] += n;
     ASSERT_EQ(r.outputs.size(), p.body.yields.size());
     for (size_t i = 0; i < r.outputs.size(); ++i) {
       const TensorType& t = p.type(p.body.yields[i]);
@@ -39,18 +45,19 @@ TEST(NewOps, EagerRunsThemWithTheIRsTypes) {
     }
   }
   for (const auto& [msg, n] : failures) std::cerr << n << "x " << msg << "\n";
-  EXPECT_GE(ok, kSeeds * 98 / 100) << "eager runs that succeed";
-  for (const auto& op : test::kNewOps) EXPECT_GE(ran[op], 1) << op << " never ran";
+  EXPECT_GE(ok, kSeeds * 98 / 100) << name << " runs that succeed";
+  for (const auto& op : ops) {
+    EXPECT_GE(ran[op] + ran_training[op], 1) << op << " never ran";
+    if (trained) EXPECT_GE(ran_training[op], 1) << op << " never ran in a training program";
+  }
 }
 
-TEST(NewOps, PythonEagerRunsThemOnThProjectsPyTorch) {
-  if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+// The same through the Python worker's py-eager (PyTorch 2.x).
+void python_eager_runs_them(const GenPolicy& policy, int kSeeds) {
   Executor ex(test::python_options());
-  GenPolicy policy = test::new_ops_policy();
   std::map<std::string, int> failures;
-  const int kSeeds = 120;
   int ok = 0;
-  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+  for (uint64_t seed = 0; seed < static_cast<uint64_t>(kSeeds); ++seed) {
     Program p = generate_program(policy, seed);
     std::vector<RunResult> rs = ex.run(p, {"py-eager"});
     ASSERT_EQ(rs.size(), 1u);
@@ -66,6 +73,32 @@ TEST(NewOps, PythonEagerRunsThemOnThProjectsPyTorch) {
   }
   for (const auto& [msg, n] : failures) std::cerr << n << "x " << msg << "\n";
   EXPECT_GE(ok, kSeeds * 97 / 100) << "py-eager runs that succeed";
+}
+}  // namespace
+
+TEST(NewOps, EagerRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("eager", test::new_ops_policy(), test::kNewOps, 400);
+}
+
+TEST(NewOps, PythonEagerRunsThemOnThProjectsPyTorch) {
+  if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  python_eager_runs_them(test::new_ops_policy(), 120);
+}
+
+// Transposed convs, instance_norm, einsum and the upsample ops, in inference
+// and training programs (gradients flow through them): eager, and TorchScript
+// for their TorchScript spelling.
+TEST(ExpressiveOps, EagerRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("eager", test::expressive_ops_policy(), test::kExpressiveOps, 400, true);
+}
+
+TEST(ExpressiveOps, TorchScriptRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("ts", test::expressive_ops_policy(), test::kExpressiveOps, 150, true);
+}
+
+TEST(ExpressiveOps, PythonEagerRunsThemOnThProjectsPyTorch) {
+  if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  python_eager_runs_them(test::expressive_ops_policy(), 120);
 }
 
 }  // namespace dlfuzz
