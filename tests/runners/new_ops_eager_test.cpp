@@ -48,7 +48,9 @@ void runs_them_with_the_irs_types(const std::string& name, const GenPolicy& poli
   EXPECT_GE(ok, kSeeds * 98 / 100) << name << " runs that succeed";
   for (const auto& op : ops) {
     EXPECT_GE(ran[op] + ran_training[op], 1) << op << " never ran";
-    if (trained) EXPECT_GE(ran_training[op], 1) << op << " never ran in a training program";
+    if (trained) {
+      EXPECT_GE(ran_training[op], 1) << op << " never ran in a training program";
+    }
   }
 }
 
