@@ -9,8 +9,8 @@ fuzz: setup
 	bash scripts/quick_campaign.sh
 
 # Set up, build, run the whole test suite (Debian's LibTorch), the LibTorch-free
-# tests under ASan + UBSan and dlfuzz's own readers under libFuzzer (30 s
-# each), then build the PyPI wheel's LibTorch flavor and replay a program
+# tests under ASan + UBSan and dlfuzz's own readers under libFuzzer (a fixed
+# seed and input count, ~25 s each), then build the PyPI wheel's LibTorch flavor and replay a program
 # through it.
 test: setup
 	cd build && ctest --output-on-failure -j2
