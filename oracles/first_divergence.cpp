@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -68,7 +69,11 @@ Program with_intermediates(const Program& p, std::vector<int>* observed) {
     if (!n.blocks.empty()) continue;  // loop / if: their results are ordinary values, their insides are not
     if (!find_op(n.op)) continue;
     for (int o : n.outputs) {
-      if (mutated_groups.count(groups.find(o)) || already.count(o)) continue;
+      if (already.count(o)) {
+        observed->push_back(o);  // an output already: compared where it is
+        continue;
+      }
+      if (mutated_groups.count(groups.find(o))) continue;
       q.body.yields.push_back(o);
       observed->push_back(o);
     }
@@ -108,7 +113,7 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
       continue;
     }
     for (size_t i = 0; i < observed.size(); ++i) {
-      size_t k = n_outputs + i;
+      size_t k = std::find(q.body.yields.begin(), q.body.yields.end(), observed[i]) - q.body.yields.begin();
       const HostTensor* f64 = fp64.ok() && fp64.outputs.size() > k ? &fp64.outputs[k] : nullptr;
       std::string diff = compare_tensor(ref.outputs[k], test.outputs[k], f64);
       if (diff.empty()) continue;

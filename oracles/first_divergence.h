@@ -22,7 +22,8 @@
 namespace dlfuzz {
 
 // p with each eligible node's value appended to its outputs; *observed gets
-// the value ids appended, in program order.
+// the ids of the values to compare, in program order: the appended ones and
+// those that were outputs already.
 Program with_intermediates(const Program& p, std::vector<int>* observed);
 
 // "%7 = mul(f32[2,3], f32[]) -> f32[2,3]"

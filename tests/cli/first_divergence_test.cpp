@@ -45,16 +45,35 @@ TEST(FirstDivergence, IntermediatesAreReturnedExceptAliasedOnes) {
   for (int id : observed) names.push_back(q.values.at(id).name);
   // %2 is written in place and %3 is that write's result: one storage, not
   // returned. %1 and its view %4 are never written: returned. %5 is already
-  // an output.
-  EXPECT_EQ(names, (std::vector<std::string>{"1", "4"}));
+  // an output: compared where it is.
+  EXPECT_EQ(names, (std::vector<std::string>{"1", "4", "5"}));
+  EXPECT_EQ(q.body.yields.size(), 3u);
   p = parse_program(kProgram, "test").program;
   observed.clear();
   q = with_intermediates(p, &observed);
   names.clear();
   for (int id : observed) names.push_back(q.values.at(id).name);
-  EXPECT_EQ(names, (std::vector<std::string>{"1", "2", "3", "4"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"1", "2", "3", "4", "5"}));
   EXPECT_EQ(q.body.yields.size(), 5u) << "the program's own output first, then the four";
   EXPECT_EQ(describe_node(p, p.body.nodes[2]), "%3 : f32[8] = div(f32[8])");
+}
+
+// A fault in the node that makes the output: named too.
+TEST(FirstDivergence, AnOutputNodeIsNamed) {
+  fs::path dir = fs::temp_directory_path() / "dlfuzz_first_divergence";
+  fs::create_directories(dir);
+  std::string prog = (dir / "last_div.dlf").string();
+  std::ofstream(prog) << "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+                         "input %x : f32[8] range(-4.0,4.0)\n"
+                         "%1 : f32[8] = mul %x, 3.0\n"
+                         "%2 : f32[8] = div %1, 0.7, rounding_mode=\"floor\"\n"
+                         "return %2\n";
+  std::string runner = std::string("ts+plugin:") + DLFUZZ_PLUGIN_DIR + "/div_to_mul.so";
+  test::Outcome r = test::shell(std::string(DLFUZZ_BINARY) + " run " + prog + " --runners '" + runner + "' --json");
+  ASSERT_EQ(r.code, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  ASSERT_EQ(j["findings"].size(), 1u) << r.out;
+  EXPECT_EQ(j["findings"][0]["first_op"], "div") << j["findings"][0].dump(2);
 }
 
 TEST(FirstDivergence, APlantedFaultIsLocatedAtItsOp) {
