@@ -5,6 +5,7 @@
 #include "cli/gate.h"
 #include "cli/load.h"
 #include "cli/options.h"
+#include "cli/policy_options.h"
 
 namespace dlfuzz::cli {
 
@@ -14,6 +15,7 @@ void add_gate(CLI::App& app, std::function<int()>* action) {
   struct Opts {
     GateOptions g;
     std::string time = "5m", worlds = "1";
+    std::string policy, ops;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--baseline", o->g.baseline, "baseline runner, e.g. ts-nnc")->required();
@@ -34,6 +36,7 @@ void add_gate(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--db", o->g.db, "SQLite store for new findings")->capture_default_str();
   cmd->add_option("-o,--out", o->g.out_dir, "directory for reduced programs and reports")->capture_default_str();
   cmd->add_option("--junit", o->g.junit, "write a JUnit XML report here");
+  add_policy_options(cmd, o->policy, o->ops);
   cmd->callback([o, action] {
     *action = [o]() -> int {
       GateOptions g = o->g;
@@ -47,6 +50,7 @@ void add_gate(CLI::App& app, std::function<int()>* action) {
         std::cerr << "dlfuzz gate: --world '" << o->worlds << "' is not a list of world sizes from 1 to 8\n";
         return kExitUsage;
       }
+      if (!read_policy("gate", o->policy, o->ops, g.policy)) return kExitUsage;
       if (!check_runner_names("gate", {g.baseline})) return kExitUsage;
       if (g.candidate.rfind("plugin:", 0) != 0 && !check_runner_names("gate", {g.candidate})) return kExitUsage;
       return run_gate(g);

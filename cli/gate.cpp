@@ -71,7 +71,7 @@ int run_gate(const GateOptions& opt) {
   int64_t campaign = store->begin_campaign(
       fmt::format(R"({{"gate":true,"baseline":"{}","candidate":"{}"}})", opt.baseline, candidate), "");
   std::vector<GenPolicy> policies;
-  for (int w : opt.worlds) policies.push_back(policy_for_world(w));
+  for (int w : opt.worlds) policies.push_back(policy_for_world(w, opt.policy));
 
   JUnitSuite suite{"dlfuzz gate", now_utc(), {{"baseline", opt.baseline}, {"candidate", candidate}}, {}};
   std::vector<NewFinding> found;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "generator/gen_policy.h"
+
 namespace dlfuzz {
 
 struct GateOptions {
@@ -25,6 +27,7 @@ struct GateOptions {
   std::string db = "gate.db";           // new findings
   std::string out_dir = "gate-report";  // reduced programs and Markdown reports
   std::string junit;                    // JUnit XML file ("" = none)
+  GenPolicy policy;                     // --policy / --ops: focus on what the change touches
 };
 
 int run_gate(const GateOptions& opt);

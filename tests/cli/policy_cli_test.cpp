@@ -1,4 +1,4 @@
-// `--policy FILE` and `--ops a,b` end to end: gen and fuzz follow them, and a
+// `--policy FILE` and `--ops a,b` end to end: gen, fuzz and gate follow them, and a
 // bad file or op name is a usage error naming it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -75,6 +75,21 @@ TEST(CliPolicy, FuzzRunsFocusedPrograms) {
   EXPECT_TRUE(o.code == 0 || o.code == 1) << o.out;
   std::string programs = (dir / "f.db").string();
   EXPECT_TRUE(fs::exists(programs)) << o.out;
+}
+
+// A gate focused on what the change touches: the div_to_mul plugin's floor
+// division fault, found in the first few programs with --ops div (the
+// unfocused gate needs minutes: Gate.PassesTheCorrectPluginAndBlocksTheWrongOne).
+TEST(CliPolicy, GateFocusedOnTheChangedOpFindsItsBug) {
+  fs::path dir = temp_dir();
+  std::string plugin = std::string(DLFUZZ_PLUGIN_DIR) + "/div_to_mul.so";
+  Outcome o = dlfuzz("gate --baseline ts --candidate plugin:" + plugin + " --ops div --programs 30 --reduce 0 --db " +
+                     (dir / "g.db").string() + " -o " + (dir / "out").string());
+  EXPECT_EQ(o.code, 1) << o.out;
+  EXPECT_NE(o.out.find("gate: BLOCKED"), std::string::npos) << o.out;
+  o = dlfuzz("gate --baseline ts --candidate ts-nnc --ops frobnicate --programs 1");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("dlfuzz gate: --ops: unknown op 'frobnicate'"), std::string::npos) << o.out;
 }
 
 }  // namespace dlfuzz
