@@ -22,6 +22,24 @@ std::string in_env(const std::string& runner, const RunnerSpec& spec) {
 }
 
 bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.oracle && a.stage == b.stage; }
+
+// LibTorch runners that add a layer to another runner's path: the runners
+// below, lowest first. NNC and freezing are the profiling executor plus a
+// pass; Static Runtime runs the frozen module.
+const std::map<std::string, std::vector<std::string>>& native_ladders() {
+  static const std::map<std::string, std::vector<std::string>> m = {
+      {"ts-nnc", {"ts"}}, {"frozen", {"ts"}}, {"static", {"ts", "frozen"}}};
+  return m;
+}
+
+const std::vector<std::string>* native_rungs_below(const Finding& f) {
+  auto spec = parse_runner(f.test_runner);
+  if (!spec || spec->worker() != WorkerKind::native || !spec->plugin.empty() || spec->on_cpu ||
+      spec->one_process || f.kind != FindingKind::correctness)
+    return nullptr;
+  auto it = native_ladders().find(spec->row->name);
+  return it == native_ladders().end() ? nullptr : &it->second;
+}
 }  // namespace
 
 const std::vector<LadderRung>& layer_ladder() {
@@ -43,22 +61,43 @@ bool ladder_applies(const std::string& test_runner) {
 void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& findings) {
   const auto& rungs = layer_ladder();
   std::vector<std::string> wanted;  // every rung below some ladder finding, once
+  auto want = [&](const std::string& r) {
+    if (std::find(wanted.begin(), wanted.end(), r) == wanted.end()) wanted.push_back(r);
+  };
   for (auto& f : findings) {
     auto spec = parse_runner(f.test_runner);
     if (!spec) continue;
     f.layer = spec->row->layer;
+    if (const auto* below = native_rungs_below(f))
+      for (const auto& r : *below) want(in_env(r, *spec));
     if (!ladder_applies(f.test_runner) || f.kind != FindingKind::correctness) continue;
     size_t below = ladder_runners().at(spec->row->name);
-    for (size_t i = 0; i < below; ++i) {
-      std::string r = in_env(rungs[i].runner, *spec);
-      if (std::find(wanted.begin(), wanted.end(), r) == wanted.end()) wanted.push_back(r);
-    }
+    for (size_t i = 0; i < below; ++i) want(in_env(rungs[i].runner, *spec));
   }
   if (wanted.empty()) return;
   // Without recheck: no ladder inside the ladder. Each rung is judged against
   // py-eager (arbitrated by py-eager64), as the finding was.
   Evaluation ev = evaluate(ex, p, wanted, false);
+  auto verdict_of = [&](const Finding& f, const std::string& runner) -> std::string {
+    bool ran = std::find(ev.skipped.begin(), ev.skipped.end(), runner) == ev.skipped.end();
+    bool shows = std::any_of(ev.findings.begin(), ev.findings.end(),
+                             [&](const Finding& g) { return g.test_runner == runner && same_finding(f, g); });
+    return !ran ? "not run" : shows ? "fail" : "pass";
+  };
   for (auto& f : findings) {
+    if (const auto* below = native_rungs_below(f)) {
+      auto spec = parse_runner(f.test_runner);
+      f.ablation = nlohmann::json::array();
+      std::string first;
+      for (const auto& r : *below) {
+        std::string runner = in_env(r, *spec), verdict = verdict_of(f, runner);
+        if (verdict == "fail" && first.empty()) first = find_runner_row(r)->layer;
+        f.ablation.push_back({{"rung", r}, {"runner", runner}, {"verdict", verdict}});
+      }
+      f.ablation.push_back({{"rung", spec->row->name}, {"runner", f.test_runner}, {"verdict", "fail"}});
+      if (!first.empty()) f.layer = first;
+      continue;
+    }
     if (!ladder_applies(f.test_runner) || f.kind != FindingKind::correctness) continue;
     auto spec = parse_runner(f.test_runner);
     size_t below = ladder_runners().at(spec->row->name);
@@ -67,10 +106,7 @@ void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& find
     for (size_t i = 0; i < rungs.size(); ++i) {
       std::string runner = in_env(rungs[i].runner, *spec), verdict;
       if (i < below) {
-        bool ran = std::find(ev.skipped.begin(), ev.skipped.end(), runner) == ev.skipped.end();
-        bool shows = std::any_of(ev.findings.begin(), ev.findings.end(),
-                                 [&](const Finding& g) { return g.test_runner == runner && same_finding(f, g); });
-        verdict = !ran ? "not run" : shows ? "fail" : "pass";
+        verdict = verdict_of(f, runner);
       } else {
         verdict = i == below ? "fail" : "not run";  // its own rung: the finding itself
       }

@@ -11,6 +11,11 @@
 //
 // and the first rung that shows the same finding (same oracle, same stage)
 // names the layer. Each rung is judged by the same oracles as the finding.
+//
+// LibTorch runners that add a layer to another's path have a ladder too:
+// ts-nnc and frozen are the profiling executor (ts) plus NNC or freezing,
+// and Static Runtime runs the frozen module (ts, then frozen). A ts-nnc
+// finding that ts shows too is the profiling executor's, not NNC's.
 #pragma once
 #include <string>
 #include <vector>
@@ -32,7 +37,7 @@ const std::vector<LadderRung>& layer_ladder();
 // inductor-dynamic, aot-eager, aoti, in any environment).
 bool ladder_applies(const std::string& test_runner);
 
-// Sets layer (and, through the ladder, ablation) of every finding; the
+// Sets layer (and, through a ladder, ablation) of every finding; the
 // rungs below each ladder finding run once for all of them, in the test
 // runner's environment. A ladder finding no rung shows (one of aoti's or
 // only at inductor-dynamic's resized call) keeps its runner's own layer.

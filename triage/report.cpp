@@ -53,8 +53,9 @@ std::string ablation_markdown(const nlohmann::json& ablation) {
     rule += " --- |";
     row += fmt::format(" {} |", text(r, "verdict"));
   }
-  return "## Ablation\n\nThe program through torch.compile's backends, one layer more each (Dynamo alone, "
-         "+AOTAutograd, +decompositions, +Inductor); the first that fails names the layer.\n\n" +
+  return "## Ablation\n\nThe program through the paths below the one under test, one layer more each "
+         "(torch.compile: Dynamo alone, +AOTAutograd, +decompositions, +Inductor; TorchScript: the profiling "
+         "executor, +NNC or +freezing, +Static Runtime); the first that fails names the layer.\n\n" +
          head + "\n" + rule + "\n" + row + "\n\n";
 }
 

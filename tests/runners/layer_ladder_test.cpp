@@ -75,13 +75,32 @@ TEST(LayerLadder, NoRecheckNoLadder) {
   EXPECT_TRUE(ev.findings[0].ablation.is_null());
 }
 
+// NNC's frac computes x - floor(x) (upstream #86597): the profiling executor
+// without the fuser is right, so the layer is NNC's.
+TEST(LayerLadder, ALibTorchFindingIsAttributedAlongItsOwnLadder) {
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+      "input %x : f32[8] range(-2.0,2.0)\n%1 : f32[8] = mul %x, 1.5\n%2 : f32[8] = frac %1\nreturn %2\n",
+      "frac");
+  ASSERT_TRUE(r.ok());
+  Executor ex(native_options());
+  Evaluation ev = evaluate(ex, r.program, {"ts-nnc"}, /*recheck=*/true);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  const Finding& f = ev.findings[0];
+  EXPECT_EQ(f.oracle, "numeric");
+  EXPECT_EQ(verdicts(f), (std::vector<std::string>{"ts=pass", "ts-nnc=fail"}));
+  EXPECT_EQ(f.layer, "TorchScript NNC fuser");
+  EXPECT_EQ(f.first_op, "frac");
+  EXPECT_EQ(f.bug_signature(), f.signature() + "|layer=TorchScript NNC fuser|first=frac");
+}
+
 TEST(LayerLadder, ALibTorchRunnersLayerIsItsRows) {
   Program p = load(std::string(DLFUZZ_SOURCE_DIR) + "/tests/runners/lerp_channels_last.dlf");
   Executor ex(native_options());
   Evaluation ev = evaluate(ex, p, {"fault-compile-error"}, /*recheck=*/true);
   ASSERT_EQ(ev.findings.size(), 1u);
   EXPECT_EQ(ev.findings[0].layer, "planted fault");
-  EXPECT_TRUE(ev.findings[0].ablation.is_null()) << "no ladder for LibTorch runners";
+  EXPECT_TRUE(ev.findings[0].ablation.is_null()) << "no ladder for a runner that adds no layer to another's";
 }
 
 }  // namespace dlfuzz
