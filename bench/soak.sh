@@ -33,14 +33,19 @@ descendants() {  # every process below $1
     descendants "$k"
   done
 }
+started() {  # a process's start time (clock ticks since boot): a PID alone may be reused
+  awk '{print $22}' "/proc/$1/stat" 2>/dev/null || true
+}
 while kill -0 "$pid" 2>/dev/null; do
   sleep "$interval"
-  descendants "$pid" >>"$out/seen_pids" || true
+  for k in $(descendants "$pid"); do echo "$k $(started "$k")" >>"$out/seen_pids"; done
 done
 wait "$pid" && rc=0 || rc=$?
 sleep 1
-left=0  # workers seen during the run that outlive the campaign
-for k in $(sort -u "$out/seen_pids"); do kill -0 "$k" 2>/dev/null && left=$((left + 1)); done
+left=0  # workers seen during the run that outlive the campaign (same PID, same start time)
+while read -r k t; do
+  [ -n "$t" ] && [ "$(started "$k")" = "$t" ] && left=$((left + 1))
+done < <(sort -u "$out/seen_pids")
 # Seconds since the first sample, and programs/s between samples.
 sqlite3 -header -csv "$db" "
   WITH t AS (SELECT rowid, strftime('%s', at) AS s, * FROM throughput)
