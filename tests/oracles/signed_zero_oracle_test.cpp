@@ -3,35 +3,26 @@
 // only where float64 has a zero of the reference's sign.
 #include <gtest/gtest.h>
 
-#include <cstring>
 
 #include "oracles/oracle_table.h"
 #include "oracles/signed_zero_oracle.h"
+#include "tests/oracles/host_tensors.h"
 
 namespace dlfuzz {
 namespace {
-template <class T>
-HostTensor make(DType dt, const std::vector<T>& v) {
-  HostTensor t;
-  t.defined = true;
-  t.dtype = dt;
-  t.shape = {int64_t(v.size())};
-  t.bytes.resize(v.size() * sizeof(T));
-  std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
-  return t;
-}
+using test::make_tensor;
 RunResult result(const std::string& runner, const std::vector<float>& out) {
   RunResult r;
   r.runner = runner;
   r.status = RunStatus::ok;
-  r.outputs = {make(DType::f32, out)};
+  r.outputs = {make_tensor(DType::f32, out)};
   return r;
 }
 RunResult result64(const std::vector<double>& out) {
   RunResult r;
   r.runner = "eager64";
   r.status = RunStatus::ok;
-  r.outputs = {make(DType::f64, out)};
+  r.outputs = {make_tensor(DType::f64, out)};
   return r;
 }
 

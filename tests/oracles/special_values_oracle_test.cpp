@@ -5,24 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 
 #include "oracles/numeric_oracle.h"
+#include "tests/oracles/host_tensors.h"
 
 namespace dlfuzz {
 namespace {
-template <class T>
-HostTensor make(DType dt, const std::vector<T>& v) {
-  HostTensor t;
-  t.defined = true;
-  t.dtype = dt;
-  t.shape = {int64_t(v.size())};
-  t.bytes.resize(v.size() * sizeof(T));
-  std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
-  return t;
-}
-HostTensor f32(const std::vector<float>& v) { return make(DType::f32, v); }
-HostTensor f64(const std::vector<double>& v) { return make(DType::f64, v); }
+using test::make_tensor;
+HostTensor f32(const std::vector<float>& v) { return make_tensor(DType::f32, v); }
+HostTensor f64(const std::vector<double>& v) { return make_tensor(DType::f64, v); }
 }  // namespace
 
 TEST(SpecialValuesOracle, SameNaNAndInfAndSignedZerosAgree) {

@@ -54,14 +54,12 @@ TEST(PerfOracle, RunnersReportSteadyStateCallsAndCounters) {
 
 TEST(PerfOracle, PlantedSlowdownIsConfirmedAndExplained) {
   Program p = program();
-  Executor ex(options());
-  Evaluation ev = evaluate(ex, p, {"fault-slow-50"}, false);
   PerfOptions o;
-  auto cs = perf_candidates(p, ev.results, o);
-  ASSERT_EQ(cs.size(), 1u) << "stage 1 sees a 50% slowdown";
-  EXPECT_EQ(cs[0].ref, "eager");
-  EXPECT_EQ(cs[0].kind, "slower");
-  auto f = confirm_performance(options(), p, cs[0], o);
+  // Stage 1 rests on one unpaired timing, which a loaded machine can swing
+  // (its rule is tested on fixed times: ReferencesAndUntimedRunnersAreNeverCandidates);
+  // stage 2, paired and interleaved, is what this test checks end to end.
+  PerfCandidate c{"eager", "fault-slow-50", "slower", 1.5};
+  auto f = confirm_performance(options(), p, c, o);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->kind, FindingKind::performance);
   EXPECT_EQ(f->signature().rfind("performance|eager|fault-slow-50|slower|", 0), 0u) << f->signature();
