@@ -114,6 +114,14 @@ std::optional<int> conv_input(GenContext& g, const OpSpec& s, int sp) {
   return g.new_input({g.random_float_dtype(false), shape});
 }
 
+// Usually 1, else a divisor of the input's channels.
+int64_t random_groups(Choices& c, int64_t channels) {
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d <= channels; ++d)
+    if (channels % d == 0) divisors.push_back(d);
+  return c.coin(0.7) ? 1 : c.pick(divisors);
+}
+
 bool gen_conv(GenContext& g, const OpSpec& s, Node& n) {
   int sp = spatial_of(s.name);
   Choices& c = g.choices();
@@ -121,10 +129,7 @@ bool gen_conv(GenContext& g, const OpSpec& s, Node& n) {
   if (!v) return false;
   const TensorType x = g.program().type(*v);
   int64_t channels = x.shape[x.rank() - sp - 1];
-  std::vector<int64_t> divisors;
-  for (int64_t d = 1; d <= channels; ++d)
-    if (channels % d == 0) divisors.push_back(d);
-  int64_t groups = c.coin(0.7) ? 1 : c.pick(divisors);
+  int64_t groups = random_groups(c, channels);
   int64_t out_ch = groups * c.range(1, groups > 2 ? 1 : 3);
   IntList stride, pad, dil;
   Shape wshape = {out_ch, channels / groups};
@@ -156,10 +161,7 @@ bool gen_conv_transpose(GenContext& g, const OpSpec& s, Node& n) {
   if (!v) return false;
   const TensorType x = g.program().type(*v);
   int64_t channels = x.shape[x.rank() - sp - 1];
-  std::vector<int64_t> divisors;
-  for (int64_t d = 1; d <= channels; ++d)
-    if (channels % d == 0) divisors.push_back(d);
-  int64_t groups = c.coin(0.7) ? 1 : c.pick(divisors);
+  int64_t groups = random_groups(c, channels);
   int64_t out_per_group = c.range(1, groups > 2 ? 1 : 3);
   IntList stride, pad, dil, opad;
   Shape wshape = {channels, out_per_group};
