@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "cli/policy_options.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "oracles/evaluate.h"
@@ -58,7 +59,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   Executor ex(eo);
   std::map<int, GenPolicy> policies;
   for (int w : opt.worlds) {
-    policies[w] = policy_for_world(w, opt.policy);
+    policies[w] = policy_for_world(w, cli::with_target(opt.policy, opt.target, python_lane));
     policies[w].device = opt.device;
   }
   // The PyTorch 2.x lane takes `batch` programs at a time and runs their

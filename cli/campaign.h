@@ -38,6 +38,7 @@ struct CampaignOptions {
   PerfOptions perf_options;
   // The generator's policy (--policy, --ops); world and collectives per world size.
   GenPolicy policy;
+  std::string target = "auto";  // --target: auto writes the Python lanes' programs for torch2
 };
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.

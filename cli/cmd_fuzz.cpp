@@ -28,7 +28,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     uint64_t seed = 1;
     bool no_progress = false, no_recheck = false;
     double reduce = 0;
-    std::string envs, policy, ops;
+    std::string envs, policy, ops, target = "auto";
     bool perf = false;
     double perf_threshold = 0.10;
   };
@@ -66,7 +66,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
                   "after the campaign, reduce each new bug for up to this many seconds (into DB.reduced/)");
   add_perf_options(cmd, o->perf, o->perf_threshold);
   add_strict_options(cmd);
-  add_policy_options(cmd, o->policy, o->ops);
+  add_policy_options(cmd, o->policy, o->ops, o->target);
   cmd->callback([o, action, runners_opt] {
     *action = [o, runners_opt]() -> int {
       CampaignOptions c;
@@ -114,6 +114,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       if (!o->envs.empty()) c.envs = CLI::detail::split(o->envs, ',');
       if (!check_env_names("fuzz", c.envs)) return kExitUsage;
       if (!read_policy("fuzz", o->policy, o->ops, c.policy)) return kExitUsage;
+      c.target = o->target;
       return run_campaign(c);
     };
   });

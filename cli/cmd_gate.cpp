@@ -6,6 +6,7 @@
 #include "cli/load.h"
 #include "cli/options.h"
 #include "cli/policy_options.h"
+#include "runners/runner_spec.h"
 
 namespace dlfuzz::cli {
 
@@ -15,7 +16,7 @@ void add_gate(CLI::App& app, std::function<int()>* action) {
   struct Opts {
     GateOptions g;
     std::string time = "5m", worlds = "1";
-    std::string policy, ops;
+    std::string policy, ops, target = "auto";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--baseline", o->g.baseline, "baseline runner, e.g. ts-nnc")->required();
@@ -36,7 +37,7 @@ void add_gate(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--db", o->g.db, "SQLite store for new findings")->capture_default_str();
   cmd->add_option("-o,--out", o->g.out_dir, "directory for reduced programs and reports")->capture_default_str();
   cmd->add_option("--junit", o->g.junit, "write a JUnit XML report here");
-  add_policy_options(cmd, o->policy, o->ops);
+  add_policy_options(cmd, o->policy, o->ops, o->target);
   cmd->callback([o, action] {
     *action = [o]() -> int {
       GateOptions g = o->g;
@@ -53,6 +54,9 @@ void add_gate(CLI::App& app, std::function<int()>* action) {
       if (!read_policy("gate", o->policy, o->ops, g.policy)) return kExitUsage;
       if (!check_runner_names("gate", {g.baseline})) return kExitUsage;
       if (g.candidate.rfind("plugin:", 0) != 0 && !check_runner_names("gate", {g.candidate})) return kExitUsage;
+      bool plugin = g.candidate.rfind("plugin:", 0) == 0;
+      auto python = [](const std::string& r) { return runner_spec(r).worker() == WorkerKind::python; };
+      g.policy = with_target(g.policy, o->target, !plugin && python(g.baseline) && python(g.candidate));
       return run_gate(g);
     };
   });

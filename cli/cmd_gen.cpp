@@ -16,7 +16,7 @@ void add_gen(CLI::App& app, std::function<int()>* action) {
   struct Opts {
     uint64_t seed = 0;
     int count = 1, world = 1;
-    std::string out, device = "cpu", policy, ops;
+    std::string out, device = "cpu", policy, ops, target = "auto";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--seed", o->seed, "first seed")->required();
@@ -28,12 +28,12 @@ void add_gen(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--device", o->device, "where the runners put the tensors: cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
-  add_policy_options(cmd, o->policy, o->ops);
+  add_policy_options(cmd, o->policy, o->ops, o->target);
   cmd->callback([o, action] {
     *action = [o]() -> int {
       GenPolicy base;
       if (!read_policy("gen", o->policy, o->ops, base)) return kExitUsage;
-      GenPolicy policy = policy_for_world(o->world, base);
+      GenPolicy policy = policy_for_world(o->world, with_target(base, o->target, false));
       policy.device = o->device;
       if (o->count > 1 && !o->out.empty()) std::filesystem::create_directories(o->out);
       for (int i = 0; i < o->count; ++i) {

@@ -13,11 +13,25 @@
 
 namespace dlfuzz::cli {
 
-inline void add_policy_options(CLI::App* cmd, std::string& policy_file, std::string& ops) {
+inline void add_policy_options(CLI::App* cmd, std::string& policy_file, std::string& ops, std::string& target) {
   cmd->add_option("--policy", policy_file,
                   "generator policy as JSON: any GenPolicy knob (sizes, p_training, p_special_values, "
                   "dtype_weights, family_weights, focus_ops, exclude_ops); the rest keep their defaults");
   cmd->add_option("--ops", ops, "focus on these ops, e.g. index_put_,scatter_reduce (most ops drawn from the list)");
+  cmd->add_option("--target", target,
+                  "the PyTorch programs are written for: torch1.13 (what every runner runs), torch2 (int16, half "
+                  "everywhere, rms_norm, scaled_dot_product_attention), or auto: torch2 where only PyTorch 2.x's "
+                  "runners run a program, else the policy's (torch1.13 by default)")
+      ->check(CLI::IsMember({"auto", "torch1.13", "torch2"}))
+      ->capture_default_str();
+}
+
+// The policy's target for programs that `python_only` runners (the Python
+// worker's, PyTorch 2.x) run: --target when given, torch2 under auto.
+inline GenPolicy with_target(GenPolicy policy, const std::string& target, bool python_only) {
+  if (target == "torch2" || (target == "auto" && python_only)) policy.target = Target::torch2;
+  if (target == "torch1.13") policy.target = Target::torch113;
+  return policy;
 }
 
 // The policy the options describe; false (after a message naming the command

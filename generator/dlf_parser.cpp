@@ -293,6 +293,11 @@ class Parser {
         for (auto k : {PlanKind::none, PlanKind::dp, PlanKind::tp, PlanKind::zero})
           if (v.text == plan_name(k)) p_.plan.kind = k, found = true;
         if (!found) throw Failure{v.col, "unknown plan '" + v.text + "'"};
+      } else if (key == "target") {
+        bool found = false;
+        for (auto t : {Target::torch113, Target::torch2})
+          if (v.text == target_name(t)) p_.target = t, found = true;
+        if (!found) throw Failure{v.col, "unknown target '" + v.text + "' (torch1.13 or torch2)"};
       } else {
         throw Failure{kcol, "unknown header field '" + key + "'"};
       }

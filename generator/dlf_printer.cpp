@@ -101,9 +101,11 @@ struct Printer {
   }
 
   void program() {
-    line(0, fmt::format("dlfuzz {} seed={} policy={:016x} mode={} device={} world={} plan={}", p.version, p.seed,
+    // A 1.13 program prints no target: texts written before targets existed stay the same.
+    std::string target = p.target == Target::torch113 ? "" : fmt::format(" target={}", target_name(p.target));
+    line(0, fmt::format("dlfuzz {} seed={} policy={:016x} mode={} device={} world={} plan={}{}", p.version, p.seed,
                         p.policy_hash, p.is_training() ? "train" : "infer", p.device, p.plan.world,
-                        plan_name(p.plan.kind)));
+                        plan_name(p.plan.kind), target));
     for (const auto& in : p.inputs) input(in);
     for (const auto& n : p.body.nodes) node(n, 0);
     std::vector<std::string> ys;

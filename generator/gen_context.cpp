@@ -147,6 +147,7 @@ DType GenContext::random_dtype() {
   std::vector<double> ws;
   for (auto& [t, w] : policy_.dtype_weights) {
     if (training() && !(t == DType::f32 || t == DType::f64)) continue;
+    if (t == DType::i16 && p_.target == Target::torch113) continue;
     ts.push_back(t);
     ws.push_back(w);
   }
@@ -160,7 +161,7 @@ DType GenContext::random_float_dtype(bool half_ok) {
   for (auto& [t, w] : policy_.dtype_weights) {
     if (!is_float(t)) continue;
     if (training() && !(t == DType::f32 || t == DType::f64)) continue;
-    if (!half_ok && (t == DType::f16 || t == DType::bf16)) continue;
+    if (!half_ok && p_.target == Target::torch113 && (t == DType::f16 || t == DType::bf16)) continue;
     ts.push_back(t);
     ws.push_back(w);
   }
@@ -206,7 +207,7 @@ std::optional<std::vector<int>> GenContext::emit(Node n) {
       last_error = "unknown op " + n.op;
       return std::nullopt;
     }
-    last_error = spec->infer(p_, n, outs);
+    last_error = infer_node(*spec, p_, n, outs);
     if (!last_error.empty()) return std::nullopt;
   }
   n.outputs.clear();

@@ -16,6 +16,7 @@ uint64_t GenPolicy::hash() const {
                               p_zero_size_dim, p_zero_dim_tensor, p_training, max_train_steps, p_control_flow,
                               p_inplace, max_outputs, p_special_values, world, 0);
   if (device != "cpu") s += " device=" + device;  // cpu programs keep their old policy hash
+  if (target != Target::torch113) s += fmt::format(" target={}", target_name(target));
   s += fmt::format(" written={}", p_written_values);
   for (const auto& [t, w] : dtype_weights) s += fmt::format(" {}={}", dtype_name(t), w);
   for (const auto& [f, w] : family_weights) s += fmt::format(" {}={}", f, w);
@@ -85,6 +86,13 @@ std::string policy_from_json(const std::string& text, GenPolicy& policy) {
           p.dtype_weights[*t] = w.get<double>();
         }
       }
+      if (key == "target") {
+        known = true;
+        std::string name = value.get<std::string>();
+        if (name != target_name(Target::torch113) && name != target_name(Target::torch2))
+          return "unknown target '" + name + "' (torch1.13 or torch2)";
+        p.target = name == target_name(Target::torch2) ? Target::torch2 : Target::torch113;
+      }
       if (key == "family_weights") {
         known = true;
         std::vector<std::string> families = op_families();
@@ -110,6 +118,7 @@ std::string policy_to_json(const GenPolicy& policy) {
   GenPolicy p = policy;
   nlohmann::json j;
   for_each_knob(p, [&](const char* name, auto& field) { j[name] = field; });
+  j["target"] = target_name(p.target);
   for (const auto& [t, w] : p.dtype_weights) j["dtype_weights"][dtype_name(t)] = w;
   for (const auto& [f, w] : p.family_weights) j["family_weights"][f] = w;
   return j.dump(2);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "generator/dtype.h"
+#include "generator/program.h"
 
 namespace dlfuzz {
 
@@ -33,17 +34,22 @@ struct GenPolicy {
   // plan, inference programs explicit collectives (see policy_for_world).
   int world = 1;
   std::string device = "cpu";  // or "cuda": where the runners put every tensor
+  // The PyTorch the programs are for (program.h): torch2 programs use the
+  // dtypes and ops 1.13 lacks; only PyTorch 2.x's runners can run them all.
+  Target target = Target::torch113;
 
   // Relative weight of each dtype for new data inputs.
-  std::map<DType, double> dtype_weights = {{DType::f32, 60}, {DType::f64, 8}, {DType::bf16, 5},
-                                           {DType::f16, 3},  {DType::i64, 8}, {DType::i32, 4},
-                                           {DType::i8, 2},   {DType::u8, 2},  {DType::b8, 4}};
+  std::map<DType, double> dtype_weights = {{DType::f32, 60}, {DType::f64, 8}, {DType::bf16, 5}, {DType::f16, 3},
+                                           {DType::i64, 8},  {DType::i32, 4}, {DType::i16, 2},  {DType::i8, 2},
+                                           {DType::u8, 2},   {DType::b8, 4}};
+  // (i16 only for torch2 programs: the 1.13 ones skip it.)
   // Relative weight of each op family (see generator/ops/families.def).
   std::map<std::string, double> family_weights = {
-      {"unary", 14}, {"activation", 12}, {"binary", 14}, {"compare", 4},  {"ternary", 4},    {"cast", 3},
-      {"reduce", 8}, {"shape", 7},       {"view", 7},    {"linalg", 6},   {"conv", 5},       {"pool", 3},
-      {"norm", 5},   {"embedding", 1},   {"loss", 1},    {"inplace", 4},  {"collective", 0}, {"factory", 3},
-      {"index", 6},  {"scan", 3},        {"pad", 3},     {"einsum", 1.5}, {"upsample", 2}};
+      {"unary", 14},  {"activation", 12}, {"binary", 14},  {"compare", 4},    {"ternary", 4},
+      {"cast", 3},    {"reduce", 8},      {"shape", 7},    {"view", 7},       {"linalg", 6},
+      {"conv", 5},    {"pool", 3},        {"norm", 5},     {"embedding", 1},  {"loss", 1},
+      {"inplace", 4}, {"collective", 0},  {"factory", 3},  {"index", 6},      {"scan", 3},
+      {"pad", 3},     {"einsum", 1.5},    {"upsample", 2}, {"attention", 1.5}};  // attention: torch2 programs only
 
   // Steering: ops to focus on (drawn for most ops when not empty) and ops
   // never drawn. Helper ops a generate function emits (guards, index

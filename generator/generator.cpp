@@ -22,6 +22,7 @@ class Generator {
     const auto& excluded = policy.exclude_ops;
     for (const auto& s : all_ops()) {
       if (std::find(excluded.begin(), excluded.end(), s.name) != excluded.end()) continue;
+      if (s.torch2_only && policy.target != Target::torch2) continue;
       by_family_[s.family].push_back(&s);
     }
     for (const auto& name : policy.focus_ops)
@@ -183,7 +184,7 @@ class Generator {
     }
     std::vector<std::string> ops;
     for (const char* name : {"add_", "mul_", "clamp_", "relu_", "sub_"})
-      if (ops::dtype_allowed(*find_op(name), bt.dtype)) ops.push_back(name);
+      if (ops::dtype_allowed(*find_op(name), bt.dtype, p_.target)) ops.push_back(name);
     if (ops.empty()) return;
     std::string op = c_.pick(ops);
     std::vector<Arg> args = {{"self", ValueRef{view}}};
@@ -336,6 +337,7 @@ Program generate_program(const GenPolicy& policy, Choices& choices, uint64_t see
   Program p;
   p.seed = seed;
   p.policy_hash = policy.hash();
+  p.target = policy.target;
   Generator(p, choices, policy).run();
   canonicalize(p);
   return p;

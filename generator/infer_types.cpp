@@ -25,7 +25,7 @@ std::string infer_block(Program& p, Block& b) {
     } else {
       const OpSpec* s = find_op(n.op);
       if (!s) return "unknown op " + n.op;
-      if (auto e = s->infer(p, n, outs); !e.empty()) return n.op + ": " + e;
+      if (auto e = infer_node(*s, p, n, outs); !e.empty()) return n.op + ": " + e;
     }
     if (outs.size() != n.outputs.size()) return n.op + ": output count changed";
     for (const auto& t : outs)

@@ -25,6 +25,11 @@ const std::vector<OpSpec>& all_ops() {
   return ops;
 }
 
+std::string infer_node(const OpSpec& s, const Program& p, const Node& n, std::vector<TensorType>& out) {
+  if (s.torch2_only && p.target != Target::torch2) return n.op + " needs target=torch2 (PyTorch 1.13 has no such op)";
+  return s.infer(p, n, out);
+}
+
 const OpSpec* find_op(const std::string& name) {
   static const std::map<std::string, const OpSpec*> index = [] {
     std::map<std::string, const OpSpec*> m;

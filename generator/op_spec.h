@@ -65,7 +65,8 @@ struct OpSpec {
   bool tuple_result = false;
   bool float_only = false;  // inputs must be floating point (no int/bool kernels)
   bool bool_ok = false;     // accepts bool tensors
-  bool half_ok = true;      // has CPU kernels for f16 in LibTorch 1.13
+  bool half_ok = true;      // has CPU kernels for f16 in LibTorch 1.13 (2.x has them all)
+  bool torch2_only = false;  // added after 1.13: only in target=torch2 programs
   // Python / TorchScript spelling: "torch.add", "torch.nn.functional.gelu", or
   // ".add_" for a method on the first argument. Empty: same as python.
   std::string python;
@@ -86,6 +87,9 @@ struct OpSpec {
 // The registry. Families add themselves through register_ops_<family>() calls
 // listed in generator/ops/families.def.
 const std::vector<OpSpec>& all_ops();
+// The op's type rule, after checking the program's target has the op: what
+// generation, type inference and the verifier all call.
+std::string infer_node(const OpSpec& s, const Program& p, const Node& n, std::vector<TensorType>& out);
 const OpSpec* find_op(const std::string& name);
 // Ops that communicate across ranks: the explicit collectives and tensor
 // parallelism's regions. The runners execute them on the rank's process group.

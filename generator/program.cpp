@@ -99,6 +99,8 @@ const char* optimizer_name(Optimizer o) {
   return "?";
 }
 
+const char* target_name(Target t) { return t == Target::torch2 ? "torch2" : "torch1.13"; }
+
 const char* plan_name(PlanKind k) {
   switch (k) {
     case PlanKind::none: return "none";

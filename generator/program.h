@@ -167,11 +167,21 @@ struct ParallelPlan {
 
 constexpr int kFormatVersion = 1;
 
+// The PyTorch a program is written for. Its type rules allow what that
+// version's eager ATen runs on the CPU: Debian's LibTorch 1.13 (the native
+// runners) lacks int16 and half kernels in many ops and the ops added since
+// (rms_norm, scaled_dot_product_attention); PyTorch 2.x (the Python worker)
+// has them. A .dlf says `target=torch2`; without it a program is for 1.13, which
+// every runner can run.
+enum class Target { torch113, torch2 };
+const char* target_name(Target t);  // "torch1.13", "torch2"
+
 struct Program {
   int version = kFormatVersion;
   uint64_t seed = 0;
   uint64_t policy_hash = 0;
   std::string device = "cpu";
+  Target target = Target::torch113;
   // A deque: adding a value never moves the others, so references to types stay valid.
   std::deque<Value> values;
   std::vector<InputDecl> inputs;
@@ -181,7 +191,8 @@ struct Program {
 
   bool operator==(const Program& o) const {
     return version == o.version && seed == o.seed && policy_hash == o.policy_hash && device == o.device &&
-           values == o.values && inputs == o.inputs && body == o.body && train == o.train && plan == o.plan;
+           target == o.target && values == o.values && inputs == o.inputs && body == o.body && train == o.train &&
+           plan == o.plan;
   }
   const TensorType& type(int id) const { return values.at(id).type; }
   int add_value(const std::string& name, const TensorType& t);

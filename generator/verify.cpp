@@ -172,7 +172,7 @@ class Verifier {
       if (!s) return fmt::format("unknown op '{}'", n.op);
       if (!n.blocks.empty()) return "only loop and if have blocks";
       if (auto e = args_match(*s, n); !e.empty()) return e;
-      if (auto e = s->infer(p_, n, outs); !e.empty()) return e;
+      if (auto e = infer_node(*s, p_, n, outs); !e.empty()) return e;
     }
     if (outs.size() != n.outputs.size())
       return fmt::format("has {} outputs, its type rule gives {}", n.outputs.size(), outs.size());

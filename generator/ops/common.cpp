@@ -5,9 +5,10 @@
 
 namespace dlfuzz::ops {
 
-bool dtype_allowed(const OpSpec& s, DType t) {
+bool dtype_allowed(const OpSpec& s, DType t, Target target) {
   if (s.float_only && !is_float(t)) return false;
   if (!s.bool_ok && is_bool(t)) return false;
+  if (target == Target::torch2) return true;  // int16 and CPU half kernels everywhere
   if (!s.half_ok && (t == DType::f16 || t == DType::bf16)) return false;
   return t != DType::i16;
 }
@@ -16,7 +17,7 @@ std::string get_self(const Program& p, const Node& n, const TensorType*& self) {
   self = tensor_arg(p, n, "self");
   if (!self) return "missing tensor argument 'self'";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, self->dtype))
+  if (s && !dtype_allowed(*s, self->dtype, p.target))
     return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
   return "";
 }
@@ -65,7 +66,7 @@ std::string infer_binary(const Program& p, const Node& n, std::vector<TensorType
   if (auto e = check_other(p, n, shape); !e.empty()) return e;
   DType t = promoted(p, n, {"self", "other"});
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, t)) return std::string("dtype ") + dtype_name(t) + " not supported by " + n.op;
+  if (s && !dtype_allowed(*s, t, p.target)) return std::string("dtype ") + dtype_name(t) + " not supported by " + n.op;
   out = {{t, shape}};
   return "";
 }
@@ -110,19 +111,20 @@ std::string infer_size(int64_t numel, const IntList& size, Shape& out) {
 }
 
 std::optional<int> operand(GenContext& g, const OpSpec& s, int min_rank) {
-  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() >= min_rank; });
+  auto v = g.first(
+      [&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target) && t.rank() >= min_rank; });
   if (v || g.focus()) return v;
   DType t = g.random_dtype();
-  if (!dtype_allowed(s, t)) t = DType::f32;
+  if (!dtype_allowed(s, t, g.program().target)) t = DType::f32;
   return g.new_input({t, g.random_shape(min_rank, std::max(min_rank, 4))});
 }
 
 bool gen_unary(GenContext& g, const OpSpec& s, Node& n) {
-  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype); });
+  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target); });
   if (!v) {
     if (g.focus()) return false;
     DType t = s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype();
-    if (!dtype_allowed(s, t)) t = DType::f32;
+    if (!dtype_allowed(s, t, g.program().target)) t = DType::f32;
     v = g.new_input({t, g.random_shape(0, 4)});
   }
   n.args = {{"self", ValueRef{g.in_domain(*v, s.domain)}}};
@@ -174,11 +176,13 @@ int64_t random_dim_index(GenContext& g, int rank) {
 }
 
 bool gen_binary(GenContext& g, const OpSpec& s, Node& n) {
-  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype) && !is_bool(t.dtype); });
+  auto v =
+      g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target) && !is_bool(t.dtype); });
   if (!v) {
     if (g.focus()) return false;
     v = g.new_input({s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype(), g.random_shape(0, 4)});
-    if (!dtype_allowed(s, g.program().type(*v).dtype) || is_bool(g.program().type(*v).dtype)) return false;
+    if (!dtype_allowed(s, g.program().type(*v).dtype, g.program().target) || is_bool(g.program().type(*v).dtype))
+      return false;
   }
   const TensorType self = g.program().type(*v);
   n.args = {{"self", ValueRef{*v}}};
@@ -189,7 +193,7 @@ bool gen_binary(GenContext& g, const OpSpec& s, Node& n) {
   } else {
     // Mostly the same dtype; sometimes another, to exercise promotion.
     DType dt = g.choices().coin(0.8) ? self.dtype : (s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype());
-    if (!dtype_allowed(s, dt) || is_bool(dt)) dt = self.dtype;
+    if (!dtype_allowed(s, dt, g.program().target) || is_bool(dt)) dt = self.dtype;
     TensorType want = broadcastable_type(g, self.shape, dt);
     int o = g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
     n.args.push_back({"other", ValueRef{o}});

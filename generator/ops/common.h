@@ -15,7 +15,9 @@ inline ParamSpec A(const std::string& name, ParamKind k, bool optional = false) 
 
 // Predicates for operand choice.
 inline bool any_float(const TensorType& t) { return is_float(t.dtype); }
-bool dtype_allowed(const OpSpec& s, DType t);
+// Whether op s takes dtype t in a program for `target` (1.13 lacks int16 and,
+// where !s.half_ok, CPU half kernels).
+bool dtype_allowed(const OpSpec& s, DType t, Target target);
 
 // --- type rules ---
 // self's type, present and of a dtype the op allows; "" or the error.

@@ -50,7 +50,7 @@ std::string infer_conv(const Program& p, const Node& n, std::vector<TensorType>&
   const TensorType* w = tensor_arg(p, n, "weight");
   if (!x || !w) return "conv needs tensors input and weight";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, x->dtype))
+  if (s && !dtype_allowed(*s, x->dtype, p.target))
     return std::string("dtype ") + dtype_name(x->dtype) + " not supported by " + n.op;
   if (w->dtype != x->dtype) return "weight must have the input's dtype";
   bool batched = x->rank() == sp + 2;
@@ -102,7 +102,8 @@ std::string infer_conv(const Program& p, const Node& n, std::vector<TensorType>&
 // A visible float value that can be a batched or unbatched input, or a fresh one.
 std::optional<int> conv_input(GenContext& g, const OpSpec& s, int sp) {
   auto v = g.first([&](const TensorType& t) {
-    if (!dtype_allowed(s, t.dtype) || (t.rank() != sp + 1 && t.rank() != sp + 2) || t.numel() == 0) return false;
+    if (!dtype_allowed(s, t.dtype, g.program().target) || (t.rank() != sp + 1 && t.rank() != sp + 2) || t.numel() == 0)
+      return false;
     return t.shape[t.rank() - sp - 1] <= 16;
   });
   if (v || g.focus()) return v;

@@ -41,7 +41,7 @@ std::string infer_einsum(const Program& p, const Node& n, std::vector<TensorType
   std::map<char, int> count;  // occurrences over all operands
   for (size_t i = 0; i < ids.size(); ++i) {
     const TensorType& t = p.type(ids[i]);
-    if (s && !dtype_allowed(*s, t.dtype))
+    if (s && !dtype_allowed(*s, t.dtype, p.target))
       return std::string("dtype ") + dtype_name(t.dtype) + " not supported by einsum";
     if (t.dtype != dtype) return "einsum: the operands must have one dtype";
     if (static_cast<int>(terms[i].size()) != t.rank())
@@ -82,7 +82,7 @@ char label(int offset, int k) { return static_cast<char>('a' + (offset + k) % 26
 bool gen_einsum(GenContext& g, const OpSpec& s, Node& n) {
   Choices& c = g.choices();
   auto small = [&](const TensorType& t) {
-    if (!dtype_allowed(s, t.dtype) || t.rank() < 1 || t.rank() > 3 || t.numel() == 0) return false;
+    if (!dtype_allowed(s, t.dtype, g.program().target) || t.rank() < 1 || t.rank() > 3 || t.numel() == 0) return false;
     return std::all_of(t.shape.begin(), t.shape.end(), [](int64_t d) { return d <= 8; });
   };
   auto v = g.first(small);

@@ -12,7 +12,7 @@ std::string infer_embedding(const Program& p, const Node& n, std::vector<TensorT
   const TensorType* idx = tensor_arg(p, n, "indices");
   if (!w || !idx) return "embedding needs tensors weight and indices";
   if (w->rank() != 2) return "weight must be 2-d, not " + type_str(*w);
-  if (is_bool(w->dtype) || w->dtype == DType::i16)
+  if (is_bool(w->dtype) || (w->dtype == DType::i16 && p.target == Target::torch113))
     return std::string("dtype ") + dtype_name(w->dtype) + " not supported by embedding";
   if (idx->dtype != DType::i64 && idx->dtype != DType::i32) return "indices must be i64 or i32, not " + type_str(*idx);
   // ATen reads -1 as "no padding row", Python as the last row: only spell

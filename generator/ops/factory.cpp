@@ -54,7 +54,7 @@ std::string infer_factory(const Program& p, const Node& n, std::vector<TensorTyp
     if (!std::holds_alternative<DType>(d->value)) return "dtype must be a dtype";
     t = std::get<DType>(d->value);
   }
-  if (t == DType::i16) return "dtype i16 not supported by " + n.op;
+  if (t == DType::i16 && p.target == Target::torch113) return "dtype i16 not supported by " + n.op;
   // A float fill into an integer tensor is an error in full; keep the kinds apart.
   if (fill && scalar_kind(fill->value) == ScalarKind::floating && !is_float(t))
     return "a float fill_value needs a floating dtype";
@@ -70,7 +70,8 @@ bool gen_factory(GenContext& g, const OpSpec& s, Node& n) {
   Shape shape;
   DType dtype;
   if (k != Kind::plain || c.coin(0.6)) {
-    self = g.pick([](const TensorType& t) { return t.dtype != DType::i16; });
+    Target target = g.program().target;
+    self = g.pick([&](const TensorType& t) { return t.dtype != DType::i16 || target == Target::torch2; });
     if (!self) return false;
     shape = g.program().type(*self).shape;
     dtype = g.program().type(*self).dtype;

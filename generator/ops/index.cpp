@@ -151,7 +151,7 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
   Choices& c = g.choices();
   const std::string b = base_name(s.name);
   auto fits = [&](const TensorType& t) {
-    if (!dtype_allowed(s, t.dtype) || t.rank() < 1) return false;
+    if (!dtype_allowed(s, t.dtype, g.program().target) || t.rank() < 1) return false;
     for (int64_t d : t.shape)
       if (d < 1) return false;
     return true;
@@ -159,7 +159,7 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
   std::optional<int> self = s.inplace ? g.pick_mutable(fits) : g.first(fits);
   if (!self && !s.inplace && !g.focus()) {
     DType t = s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype();
-    if (dtype_allowed(s, t)) self = g.new_input({t, g.random_shape(1, 3)});
+    if (dtype_allowed(s, t, g.program().target)) self = g.new_input({t, g.random_shape(1, 3)});
   }
   if (!self || !fits(g.program().type(*self))) return false;
   const TensorType st = g.program().type(*self);

@@ -8,14 +8,14 @@ using namespace ops;
 
 namespace {
 bool gen_inplace_unary(GenContext& g, const OpSpec& s, Node& n) {
-  auto v = g.pick_mutable([&](const TensorType& t) { return dtype_allowed(s, t.dtype); });
+  auto v = g.pick_mutable([&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target); });
   if (!v) return false;
   n.args = {{"self", ValueRef{*v}}};
   return true;
 }
 
 bool gen_inplace_binary(GenContext& g, const OpSpec& s, Node& n) {
-  auto v = g.pick_mutable([&](const TensorType& t) { return dtype_allowed(s, t.dtype); });
+  auto v = g.pick_mutable([&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target); });
   if (!v) return false;
   const TensorType self = g.program().type(*v);
   n.args = {{"self", ValueRef{*v}}};
@@ -47,7 +47,7 @@ std::string infer_inplace_unary(const Program& p, const Node& n, std::vector<Ten
   const TensorType* self = tensor_arg(p, n, "self");
   if (!self) return "missing tensor argument 'self'";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, self->dtype))
+  if (s && !dtype_allowed(*s, self->dtype, p.target))
     return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
   for (const char* bound : {"min", "max"})
     if (const Arg* a = n.arg(bound); a && std::holds_alternative<double>(a->value) && !is_float(self->dtype))

@@ -19,7 +19,7 @@ std::string get_tensors(const Program& p, const Node& n, const std::vector<std::
     ts.push_back(t);
   }
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, ts[0]->dtype))
+  if (s && !dtype_allowed(*s, ts[0]->dtype, p.target))
     return std::string("dtype ") + dtype_name(ts[0]->dtype) + " not supported by " + n.op;
   return "";
 }
@@ -41,8 +41,9 @@ bool expands_to(const Shape& s, const Shape& to) {
 
 // A visible value for the first matrix operand, else a fresh input of `rank`.
 std::optional<int> first_operand(GenContext& g, const OpSpec& s, int min_rank, int max_rank) {
-  auto v = g.first(
-      [&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() >= min_rank && t.rank() <= max_rank; });
+  auto v = g.first([&](const TensorType& t) {
+    return dtype_allowed(s, t.dtype, g.program().target) && t.rank() >= min_rank && t.rank() <= max_rank;
+  });
   if (v || g.focus()) return v;
   return g.new_input({g.random_float_dtype(false), g.random_shape(min_rank, max_rank)});
 }

@@ -12,7 +12,7 @@ std::string check_self(const Program& p, const Node& n, const TensorType*& self)
   self = tensor_arg(p, n, "self");
   if (!self) return "missing tensor argument 'self'";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, self->dtype))
+  if (s && !dtype_allowed(*s, self->dtype, p.target))
     return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
   return "";
 }
@@ -52,7 +52,8 @@ std::string infer_classify(const Program& p, const Node& n, std::vector<TensorTy
 // self: a float tensor with elements (the mean over nothing is NaN).
 std::optional<int> loss_input(GenContext& g, const OpSpec& s, int min_rank, int max_rank) {
   auto fits = [&](const TensorType& t) {
-    return dtype_allowed(s, t.dtype) && t.rank() >= min_rank && t.rank() <= max_rank && t.numel() > 0;
+    return dtype_allowed(s, t.dtype, g.program().target) && t.rank() >= min_rank && t.rank() <= max_rank &&
+           t.numel() > 0;
   };
   auto v = g.first(fits);
   if (v || g.focus()) return v;

@@ -13,7 +13,7 @@ std::string check_input(const Program& p, const Node& n, const TensorType*& in, 
   in = tensor_arg(p, n, "input");
   if (!in) return "missing tensor argument 'input'";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, in->dtype))
+  if (s && !dtype_allowed(*s, in->dtype, p.target))
     return std::string("dtype ") + dtype_name(in->dtype) + " not supported by " + n.op;
   if (in->rank() < min_rank) return n.op + " needs an input of rank >= " + std::to_string(min_rank);
   if (float_arg(n, "eps", 1e-5) <= 0) return "'eps' must be positive";
@@ -45,6 +45,19 @@ std::string infer_layer_norm(const Program& p, const Node& n, std::vector<Tensor
     return "'normalized_shape' must match the trailing dims of " + type_str(*in);
   for (const char* name : {"weight", "bias"})
     if (auto e = check_optional(p, n, name, {in->dtype, *ns}); !e.empty()) return e;
+  out = {*in};
+  return "";
+}
+
+// F.rms_norm (PyTorch 2.4 on): layer_norm without the mean and the bias.
+std::string infer_rms_norm(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* in;
+  if (auto e = check_input(p, n, in, 1); !e.empty()) return e;
+  const IntList* ns = int_list_arg(n, "normalized_shape");
+  if (!ns || ns->empty()) return "'normalized_shape' must be a non-empty int list";
+  if (ns->size() > in->shape.size() || !std::equal(ns->begin(), ns->end(), in->shape.end() - ns->size()))
+    return "'normalized_shape' must match the trailing dims of " + type_str(*in);
+  if (auto e = check_optional(p, n, "weight", {in->dtype, *ns}); !e.empty()) return e;
   out = {*in};
   return "";
 }
@@ -115,7 +128,9 @@ std::string infer_instance_norm(const Program& p, const Node& n, std::vector<Ten
 
 // The input: a float tensor of rank >= min_rank with no zero-size dims.
 std::optional<int> norm_input(GenContext& g, const OpSpec& s, int min_rank) {
-  auto fits = [&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() >= min_rank && t.numel() > 0; };
+  auto fits = [&](const TensorType& t) {
+    return dtype_allowed(s, t.dtype, g.program().target) && t.rank() >= min_rank && t.numel() > 0;
+  };
   auto v = g.first(fits);
   if (v || g.focus()) return v;
   TensorType fresh{g.random_float_dtype(s.half_ok), g.random_shape(min_rank, 4)};
@@ -151,6 +166,19 @@ bool gen_layer_norm(GenContext& g, const OpSpec& s, Node& n) {
   n.args = {{"input", ValueRef{*v}}, {"normalized_shape", ns}};
   affine(g, n, {x.dtype, ns}, false);
   if (c.coin(0.4)) n.args.push_back({"eps", random_eps(c)});
+  return true;
+}
+
+bool gen_rms_norm(GenContext& g, const OpSpec& s, Node& n) {
+  auto v = norm_input(g, s, 1);
+  if (!v) return false;
+  const TensorType x = g.program().type(*v);
+  Choices& c = g.choices();
+  size_t k = c.range(1, x.rank());
+  IntList ns(x.shape.end() - k, x.shape.end());
+  n.args = {{"input", ValueRef{*v}}, {"normalized_shape", ns}};
+  if (c.coin(0.7)) n.args.push_back({"weight", ValueRef{g.new_param({x.dtype, ns}, Init::uniform, 0.5, 1.5)}});
+  if (c.coin(0.4)) n.args.push_back({"eps", random_eps(c)});  // else the dtype's epsilon
   return true;
 }
 
@@ -202,7 +230,8 @@ bool gen_batch_norm(GenContext& g, const OpSpec& s, Node& n) {
 
 bool gen_instance_norm(GenContext& g, const OpSpec& s, Node& n) {
   auto fits = [&](const TensorType& t) {
-    return dtype_allowed(s, t.dtype) && t.rank() >= 3 && t.numel() > 0 && t.numel() / (t.shape[0] * t.shape[1]) > 1;
+    return dtype_allowed(s, t.dtype, g.program().target) && t.rank() >= 3 && t.numel() > 0 &&
+           t.numel() / (t.shape[0] * t.shape[1]) > 1;
   };
   auto v = g.first(fits);
   if (!v) {
@@ -246,6 +275,12 @@ void register_ops_norm(std::vector<OpSpec>& ops) {
                      {T("input"), A("normalized_shape", ParamKind::int_list), opt_tensor("weight", false),
                       opt_tensor("bias", false), A("eps", ParamKind::float_)},
                      infer_layer_norm, gen_layer_norm));
+  OpSpec rms = norm("rms_norm",
+                    {T("input"), A("normalized_shape", ParamKind::int_list), opt_tensor("weight", false),
+                     A("eps", ParamKind::float_, true)},
+                    infer_rms_norm, gen_rms_norm);
+  rms.torch2_only = true;
+  ops.push_back(rms);
   ops.push_back(norm("group_norm",
                      {T("input"), A("num_groups", ParamKind::int_), opt_tensor("weight", false),
                       opt_tensor("bias", false), A("eps", ParamKind::float_)},

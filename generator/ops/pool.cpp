@@ -44,7 +44,7 @@ std::string check_input(const Program& p, const Node& n, int sp, const TensorTyp
   x = tensor_arg(p, n, "self");
   if (!x) return "missing tensor argument 'self'";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, x->dtype))
+  if (s && !dtype_allowed(*s, x->dtype, p.target))
     return std::string("dtype ") + dtype_name(x->dtype) + " not supported by " + n.op;
   if (x->rank() != sp + 1 && x->rank() != sp + 2)
     return "expected a " + std::to_string(sp + 1) + "-d or " + std::to_string(sp + 2) + "-d input";
@@ -80,7 +80,7 @@ std::string infer_pool(const Program& p, const Node& n, std::vector<TensorType>&
 
 std::optional<int> pool_input(GenContext& g, const OpSpec& s, int sp) {
   auto v = g.first([&](const TensorType& t) {
-    return dtype_allowed(s, t.dtype) && (t.rank() == sp + 1 || t.rank() == sp + 2) && t.numel() > 0;
+    return dtype_allowed(s, t.dtype, g.program().target) && (t.rank() == sp + 1 || t.rank() == sp + 2) && t.numel() > 0;
   });
   if (v || g.focus()) return v;
   Choices& c = g.choices();

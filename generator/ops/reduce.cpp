@@ -48,7 +48,7 @@ std::string infer_reduce(const Program& p, const Node& n, std::vector<TensorType
   const OpSpec* s = find_op(n.op);
   const Rule* r = rule_of(n.op);
   if (!s || !r) return "no reduction rule for " + n.op;
-  if (!dtype_allowed(*s, self->dtype))
+  if (!dtype_allowed(*s, self->dtype, p.target))
     return std::string("dtype ") + dtype_name(self->dtype) + " not supported by " + n.op;
   const int rank = self->rank();
   std::vector<bool> reduced(rank, true);  // no dim: everything
@@ -130,7 +130,9 @@ bool gen_reduce(GenContext& g, const OpSpec& s, Node& n) {
   const Rule& r = *rule_of(s.name);
   Choices& c = g.choices();
   // Every reduced extent is at least min_count when the whole tensor is.
-  auto fits = [&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.numel() >= r.min_count; };
+  auto fits = [&](const TensorType& t) {
+    return dtype_allowed(s, t.dtype, g.program().target) && t.numel() >= r.min_count;
+  };
   auto v = g.first(fits);
   if (!v) {
     if (g.focus()) return false;

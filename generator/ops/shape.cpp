@@ -120,7 +120,8 @@ std::string list_types(const Program& p, const Node& n, std::vector<const Tensor
   if (ts.empty()) return "expected a non-empty list of tensors";
   dt = rt.result();
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, dt)) return std::string("dtype ") + dtype_name(dt) + " not supported by " + n.op;
+  if (s && !dtype_allowed(*s, dt, p.target))
+    return std::string("dtype ") + dtype_name(dt) + " not supported by " + n.op;
   return "";
 }
 

@@ -44,7 +44,7 @@ std::string infer_where(const Program& p, const Node& n, std::vector<TensorType>
 }
 
 bool gen_where(GenContext& g, const OpSpec& s, Node& n) {
-  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype); });
+  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target); });
   if (!v) {
     if (g.focus()) return false;
     v = g.new_input({g.random_dtype(), g.random_shape(0, 4)});
@@ -78,13 +78,13 @@ std::string infer_addc(const Program& p, const Node& n, std::vector<TensorType>&
   for (const char* name : {"self", "tensor1", "tensor2"}) {
     const TensorType* t = tensor_arg(p, n, name);
     if (!t) return std::string("missing tensor argument '") + name + "'";
-    if (s && !dtype_allowed(*s, t->dtype))
+    if (s && !dtype_allowed(*s, t->dtype, p.target))
       return std::string("dtype ") + dtype_name(t->dtype) + " not supported by " + n.op;
   }
   Shape shape;
   if (auto e = broadcast_all(p, n, {"self", "tensor1", "tensor2"}, shape); !e.empty()) return e;
   DType t = promoted(p, n, {"self", "tensor1", "tensor2"});
-  if (s && !dtype_allowed(*s, t)) return std::string("dtype ") + dtype_name(t) + " not supported by " + n.op;
+  if (s && !dtype_allowed(*s, t, p.target)) return std::string("dtype ") + dtype_name(t) + " not supported by " + n.op;
   if (const Arg* v = n.arg("value")) {
     ScalarKind k = scalar_kind(v->value);
     if (k == ScalarKind::none) return "'value' must be a number";
@@ -96,19 +96,19 @@ std::string infer_addc(const Program& p, const Node& n, std::vector<TensorType>&
 }
 
 bool gen_addc(GenContext& g, const OpSpec& s, Node& n) {
-  auto ok = [&](const TensorType& t) { return dtype_allowed(s, t.dtype); };
+  auto ok = [&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target); };
   auto v = g.first(ok);
   if (!v) {
     if (g.focus()) return false;
     DType dt = s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype();
-    if (!dtype_allowed(s, dt)) return false;
+    if (!dtype_allowed(s, dt, g.program().target)) return false;
     v = g.new_input({dt, g.random_shape(0, 4)});
   }
   const TensorType x = g.program().type(*v);
   Choices& c = g.choices();
   auto dtype = [&] {
     DType dt = c.coin(0.85) ? x.dtype : (s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype());
-    return dtype_allowed(s, dt) ? dt : x.dtype;
+    return dtype_allowed(s, dt, g.program().target) ? dt : x.dtype;
   };
   int t1 = operand(g, x.shape, dtype());
   int t2 = operand(g, x.shape, dtype());
@@ -131,7 +131,7 @@ std::string infer_lerp(const Program& p, const Node& n, std::vector<TensorType>&
   const Arg* w = n.arg("weight");
   if (!self || !end || !w) return "lerp needs self, end and weight";
   const OpSpec* s = find_op(n.op);
-  if (s && !dtype_allowed(*s, self->dtype))
+  if (s && !dtype_allowed(*s, self->dtype, p.target))
     return std::string("dtype ") + dtype_name(self->dtype) + " not supported by lerp";
   if (end->dtype != self->dtype) return "lerp: end must have self's dtype";
   if (const TensorType* wt = tensor_arg(p, n, "weight")) {

@@ -40,7 +40,7 @@ bool gen_upsample(GenContext& g, const OpSpec& s, Node& n) {
   int sp = spatial_of(s.name);
   Choices& c = g.choices();
   auto fits = [&](const TensorType& t) {
-    if (!dtype_allowed(s, t.dtype) || t.rank() != sp + 2 || t.numel() == 0) return false;
+    if (!dtype_allowed(s, t.dtype, g.program().target) || t.rank() != sp + 2 || t.numel() == 0) return false;
     return std::all_of(t.shape.begin(), t.shape.end(), [](int64_t d) { return d <= 8; });
   };
   auto v = g.first(fits);

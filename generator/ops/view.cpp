@@ -131,11 +131,11 @@ std::string infer_transpose(const Program& p, const Node& n, std::vector<TensorT
 }
 
 bool gen_t(GenContext& g, const OpSpec& s, Node& n) {
-  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() <= 2; });
+  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target) && t.rank() <= 2; });
   if (!v) {
     if (g.focus()) return false;
     v = g.new_input({g.random_dtype(), g.random_shape(2, 2)});
-    if (!dtype_allowed(s, type_of(g, *v).dtype)) return false;
+    if (!dtype_allowed(s, type_of(g, *v).dtype, g.program().target)) return false;
   }
   n.args = {{"self", ValueRef{*v}}};
   return true;
@@ -194,13 +194,15 @@ std::string infer_slice(const Program& p, const Node& n, std::vector<TensorType>
 }
 
 bool gen_select(GenContext& g, const OpSpec& s, Node& n) {
-  auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype) && t.rank() >= 1 && t.numel() > 0; });
+  auto v = g.first([&](const TensorType& t) {
+    return dtype_allowed(s, t.dtype, g.program().target) && t.rank() >= 1 && t.numel() > 0;
+  });
   if (!v) {
     if (g.focus()) return false;
     DType dt = g.random_dtype();
     Shape sh = g.random_shape(1, 4);
     for (auto& d : sh) d = std::max<int64_t>(d, 1);
-    v = g.new_input({dtype_allowed(s, dt) ? dt : DType::f32, sh});
+    v = g.new_input({dtype_allowed(s, dt, g.program().target) ? dt : DType::f32, sh});
   }
   const TensorType t = type_of(g, *v);
   int64_t dim = random_dim_index(g, t.rank());
@@ -370,7 +372,7 @@ std::string infer_diagonal(const Program& p, const Node& n, std::vector<TensorTy
 // outputs, which the IR can't hold, so it is rejected.
 bool gen_unbind(GenContext& g, const OpSpec& s, Node& n) {
   auto v = g.first([&](const TensorType& t) {
-    if (!dtype_allowed(s, t.dtype) || t.rank() == 0) return false;
+    if (!dtype_allowed(s, t.dtype, g.program().target) || t.rank() == 0) return false;
     return std::any_of(t.shape.begin(), t.shape.end(), [](int64_t d) { return d >= 1 && d <= 6; });
   });
   if (!v) return false;

@@ -1,0 +1,94 @@
+// scaled_dot_product_attention (PyTorch 2.x only): query (B.., L, E), key
+// (B.., S, E), value (B.., S, Ev) give (B.., L, Ev), with an optional additive
+// float mask or boolean mask broadcast to (L, S), or is_causal, and an
+// optional scale. Batch dims (one or two: batch, heads) are equal in the three
+// operands here; ATen would broadcast them. dropout_p stays 0 (no randomness)
+// and enable_gqa false (key and value have the query's heads).
+#include "generator/ops/common.h"
+
+namespace dlfuzz {
+using namespace ops;
+
+namespace {
+std::string infer_sdpa(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* q = tensor_arg(p, n, "query");
+  const TensorType* k = tensor_arg(p, n, "key");
+  const TensorType* v = tensor_arg(p, n, "value");
+  if (!q || !k || !v) return "sdpa needs tensors query, key and value";
+  const OpSpec* s = find_op(n.op);
+  if (s && !dtype_allowed(*s, q->dtype, p.target))
+    return std::string("dtype ") + dtype_name(q->dtype) + " not supported by " + n.op;
+  if (k->dtype != q->dtype || v->dtype != q->dtype) return "query, key and value must have one dtype";
+  if (q->rank() < 3 || q->rank() > 4) return "query must have rank 3 or 4, not " + type_str(*q);
+  if (k->rank() != q->rank() || v->rank() != q->rank()) return "query, key and value must have one rank";
+  int r = q->rank();
+  for (int d = 0; d < r - 2; ++d)
+    if (k->shape[d] != q->shape[d] || v->shape[d] != q->shape[d]) return "batch dims of query, key, value differ";
+  if (k->shape[r - 1] != q->shape[r - 1]) return "key's last dim must equal query's";
+  if (v->shape[r - 2] != k->shape[r - 2]) return "value and key must have one sequence length";
+  int64_t L = q->shape[r - 2], S = k->shape[r - 2];
+  if (const Arg* m = n.arg("attn_mask"); m && !std::holds_alternative<None>(m->value)) {
+    const TensorType* mt = tensor_arg(p, n, "attn_mask");
+    if (!mt) return "'attn_mask' must be a tensor or None";
+    if (mt->dtype != DType::b8 && mt->dtype != q->dtype) return "attn_mask must be bool or the query's dtype";
+    if (*mt != TensorType{mt->dtype, {L, S}})
+      return "attn_mask must be [L, S] = [" + std::to_string(L) + "," + std::to_string(S) + "], not " + type_str(*mt);
+    if (bool_arg(n, "is_causal", false)) return "attn_mask and is_causal=True together";
+  }
+  if (float_arg(n, "dropout_p", 0.0) != 0.0) return "dropout_p must be 0 here (no randomness)";
+  Shape shape = q->shape;
+  shape.back() = v->shape.back();
+  out = {{q->dtype, shape}};
+  return "";
+}
+
+bool gen_sdpa(GenContext& g, const OpSpec& s, Node& n) {
+  Choices& c = g.choices();
+  auto fits = [&](const TensorType& t) {
+    return dtype_allowed(s, t.dtype, g.program().target) && (t.rank() == 3 || t.rank() == 4) && t.numel() > 0;
+  };
+  auto qv = g.first(fits);
+  if (!qv) {
+    if (g.focus()) return false;
+    qv = g.new_input({g.random_float_dtype(), g.random_shape(3, 4)});
+    if (!fits(g.program().type(*qv))) return false;
+  }
+  const TensorType q = g.program().type(*qv);
+  int r = q.rank();
+  Shape kshape = q.shape, vshape = q.shape;
+  int64_t S = c.coin(0.5) ? q.shape[r - 2] : g.random_dim() + 1;
+  kshape[r - 2] = vshape[r - 2] = S;
+  vshape[r - 1] = c.coin(0.6) ? q.shape[r - 1] : g.random_dim() + 1;
+  int k = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, kshape}; }, {q.dtype, kshape});
+  int v = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, vshape}; }, {q.dtype, vshape});
+  n.args = {{"query", ValueRef{*qv}}, {"key", ValueRef{k}}, {"value", ValueRef{v}}};
+  int pick = c.weighted({4, 3, 1, 2});  // none, float mask, bool mask, causal
+  if (pick == 1) n.args.push_back({"attn_mask", ValueRef{g.new_input({q.dtype, {q.shape[r - 2], S}})}});
+  if (pick == 2) n.args.push_back({"attn_mask", ValueRef{g.new_input({DType::b8, {q.shape[r - 2], S}})}});
+  if (pick == 3) n.args.push_back({"is_causal", true});
+  if (c.coin(0.3)) n.args.push_back({"scale", c.pick(std::vector<double>{0.125, 0.5, 1.0, 2.0})});
+  return true;
+}
+}  // namespace
+
+void register_ops_attention(std::vector<OpSpec>& ops) {
+  OpSpec s;
+  s.name = "scaled_dot_product_attention";
+  s.family = "attention";
+  s.aten = "aten::scaled_dot_product_attention";
+  s.params = {T("query"),
+              T("key"),
+              T("value"),
+              {"attn_mask", ParamKind::tensor, true, false},
+              A("dropout_p", ParamKind::float_),
+              A("is_causal", ParamKind::bool_),
+              A("scale", ParamKind::float_, true)};
+  s.infer = infer_sdpa;
+  s.generate = gen_sdpa;
+  s.float_only = true;
+  s.torch2_only = true;
+  s.python = "torch.nn.functional.scaled_dot_product_attention";
+  ops.push_back(s);
+}
+
+}  // namespace dlfuzz
