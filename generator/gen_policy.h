@@ -22,6 +22,8 @@ struct GenPolicy {
   int max_train_steps = 3;
   double p_control_flow = 0.25;  // chance per program of one loop or if
   double p_inplace = 0.25;       // chance per program of an in-place pattern
+  double p_template = 0.25;      // chance per program of a realistic block (generator/templates.h),
+                                 // none when focus_ops or exclude_ops steer the program
   int max_outputs = 3;
   // The value policy, per floating data input and per Python-number argument:
   // special values (NaN, +-Inf, -0.0, denormals, the dtype's limits; inputs

@@ -7,6 +7,7 @@
 #include "generator/gen_context.h"
 #include "generator/infer_types.h"
 #include "generator/ops/common.h"
+#include "generator/templates.h"
 #include "generator/verify.h"
 
 namespace dlfuzz {
@@ -49,9 +50,13 @@ class Generator {
     int n = static_cast<int>(c_.range(g_.policy().min_nodes, g_.policy().max_nodes));
     int control_at = c_.coin(g_.policy().p_control_flow) ? static_cast<int>(c_.range(1, n)) : -1;
     int inplace_at = c_.coin(g_.policy().p_inplace) ? static_cast<int>(c_.range(1, n)) : -1;
+    // Templates use their own ops: none in a program steered to some ops or away from others.
+    bool steered = !g_.policy().focus_ops.empty() || !g_.policy().exclude_ops.empty();
+    int template_at = c_.coin(steered ? 0 : g_.policy().p_template) ? static_cast<int>(c_.range(0, n - 1)) : -1;
     for (int i = 0; i < n; ++i) {
       if (i == control_at) control_flow();
       if (i == inplace_at) inplace_on_view();
+      if (i == template_at) random_template(g_);
       random_op({});
     }
     choose_outputs();

@@ -87,6 +87,10 @@ void register_ops_attention(std::vector<OpSpec>& ops) {
   s.generate = gen_sdpa;
   s.float_only = true;
   s.torch2_only = true;
+  // The CPU flash kernel's backward reads its output: writing it in place
+  // breaks backward where eager picked the math kernel (a campaign's
+  // first SDPA finding, not a compiler bug).
+  s.saves_output = true;
   s.python = "torch.nn.functional.scaled_dot_product_attention";
   ops.push_back(s);
 }

@@ -1,0 +1,227 @@
+#include "generator/templates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace dlfuzz {
+
+namespace {
+using Args = std::vector<Arg>;
+
+ArgValue ref(int v) { return ValueRef{v}; }
+
+// A dim of at least 1: a template's weights and reshapes need non-empty tensors.
+int64_t dim(GenContext& g) { return std::max<int64_t>(1, g.random_dim()); }
+
+bool plain_float(const TensorType& t) { return is_float(t.dtype) && t.numel() > 0; }
+
+// A float value of rank `rank` (and, when given, last dim `last`) to start from,
+// else a fresh input of `fresh`.
+int start_value(GenContext& g, int rank, const TensorType& fresh) {
+  auto fits = [&](const TensorType& t) { return plain_float(t) && t.rank() == rank && t.dtype == fresh.dtype; };
+  if (g.choices().coin(0.6))
+    if (auto v = g.pick(fits)) return *v;
+  return g.new_input(fresh);
+}
+
+int weight(GenContext& g, DType t, const Shape& shape, double scale) {
+  return g.new_param({t, shape}, Init::uniform, -scale, scale);
+}
+
+// nn.Linear: weight [out, in] scaled like its default init, bias sometimes.
+int linear(GenContext& g, int x, int64_t out, bool bias) {
+  const TensorType t = g.program().type(x);
+  double scale = 1.0 / std::sqrt(static_cast<double>(t.shape.back()));
+  Args args = {{"input", ref(x)}, {"weight", ref(weight(g, t.dtype, {out, t.shape.back()}, scale))}};
+  if (bias) args.push_back({"bias", ref(weight(g, t.dtype, {out}, scale))});
+  return g.emit1("linear", args);
+}
+
+// LayerNorm over the last dim, or RMSNorm where the target has it.
+int norm_last(GenContext& g, int x) {
+  const TensorType t = g.program().type(x);
+  IntList ns = {t.shape.back()};
+  int w = g.new_param({t.dtype, ns}, Init::ones, 1, 1);
+  if (g.program().target == Target::torch2 && g.choices().coin(0.4))
+    return g.emit1("rms_norm", {{"input", ref(x)}, {"normalized_shape", ns}, {"weight", ref(w)}});
+  int b = g.new_param({t.dtype, ns}, Init::zeros, 0, 0);
+  return g.emit1("layer_norm", {{"input", ref(x)}, {"normalized_shape", ns}, {"weight", ref(w)}, {"bias", ref(b)}});
+}
+
+// [B, T, H*hd] -> [B, H, T, hd]
+int split_heads(GenContext& g, int x, int64_t heads) {
+  const Shape s = g.program().type(x).shape;
+  int r = g.emit1("reshape", {{"self", ref(x)}, {"shape", IntList{s[0], s[1], heads, s[2] / heads}}});
+  return g.emit1("transpose", {{"self", ref(r)}, {"dim0", int64_t(1)}, {"dim1", int64_t(2)}});
+}
+
+// Attention as people wrote it before SDPA: q k^T / sqrt(hd), a causal mask
+// filled with -inf (or a large negative number), softmax, times v.
+int written_attention(GenContext& g, int q, int k, int v, bool causal) {
+  Choices& c = g.choices();
+  const TensorType qt = g.program().type(q);
+  int kt = g.emit1("transpose", {{"self", ref(k)}, {"dim0", int64_t(-2)}, {"dim1", int64_t(-1)}});
+  int scores = g.emit1("matmul", {{"self", ref(q)}, {"other", ref(kt)}});
+  scores = g.emit1("mul", {{"self", ref(scores)}, {"other", 1.0 / std::sqrt(static_cast<double>(qt.shape.back()))}});
+  if (causal) {
+    int ones = g.emit1("ones_like", {{"self", ref(scores)}});
+    int lower = g.emit1("tril", {{"self", ref(ones)}});
+    int masked = g.emit1("eq", {{"self", ref(lower)}, {"other", 0.0}});
+    // -inf as in most code, when the value policy allows special numbers.
+    bool inf = g.policy().p_special_values > 0 && c.coin(0.5);
+    double fill = inf ? -std::numeric_limits<double>::infinity() : -1e9;
+    scores = g.emit1("masked_fill", {{"self", ref(scores)}, {"mask", ref(masked)}, {"value", fill}});
+  }
+  int probs = g.emit1("softmax", {{"self", ref(scores)}, {"dim", int64_t(-1)}});
+  return g.emit1("matmul", {{"self", ref(probs)}, {"other", ref(v)}});
+}
+}  // namespace
+
+int transformer_block(GenContext& g) {
+  Choices& c = g.choices();
+  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  int64_t heads = c.pick(std::vector<int64_t>{1, 2, 4});
+  int64_t hd = c.pick(std::vector<int64_t>{2, 4, 8});
+  int64_t d = heads * hd;
+  int x = start_value(g, 3, {dt, {dim(g), dim(g), d}});
+  const TensorType xt = g.program().type(x);
+  if (xt.shape.back() != d) return -1;
+  bool bias = c.coin(0.5), causal = c.coin(0.6);
+  int h = norm_last(g, x);
+  int q = split_heads(g, linear(g, h, d, bias), heads);
+  int k = split_heads(g, linear(g, h, d, bias), heads);
+  int v = split_heads(g, linear(g, h, d, bias), heads);
+  int a = g.program().target == Target::torch2 && c.coin(0.6)
+              ? g.emit1("scaled_dot_product_attention",
+                        {{"query", ref(q)}, {"key", ref(k)}, {"value", ref(v)}, {"is_causal", causal}})
+              : written_attention(g, q, k, v, causal);
+  a = g.emit1("transpose", {{"self", ref(a)}, {"dim0", int64_t(1)}, {"dim1", int64_t(2)}});
+  a = g.emit1("reshape", {{"self", ref(a)}, {"shape", IntList{xt.shape[0], xt.shape[1], d}}});
+  int r = g.emit1("add", {{"self", ref(x)}, {"other", ref(linear(g, a, d, bias))}});
+  // MLP: GELU (exact or tanh) or SwiGLU.
+  int m = norm_last(g, r);
+  int64_t hidden = d * c.pick(std::vector<int64_t>{2, 4});
+  int act;
+  if (c.coin(0.5)) {
+    Args gelu = {{"self", ref(linear(g, m, hidden, bias))}};
+    if (c.coin(0.5)) gelu.push_back({"approximate", std::string("tanh")});
+    act = g.emit1("gelu", gelu);
+  } else {
+    int gate = g.emit1("silu", {{"self", ref(linear(g, m, hidden, false))}});
+    act = g.emit1("mul", {{"self", ref(gate)}, {"other", ref(linear(g, m, hidden, false))}});
+  }
+  return g.emit1("add", {{"self", ref(r)}, {"other", ref(linear(g, act, d, bias))}});
+}
+
+int conv_block(GenContext& g) {
+  Choices& c = g.choices();
+  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  int x = start_value(g, 4, {dt, {dim(g), dim(g), dim(g) + 2, dim(g) + 2}});
+  const TensorType xt = g.program().type(x);
+  int64_t cin = xt.shape[1], cout = c.coin(0.5) ? cin : dim(g);
+  int64_t kernel = xt.shape[2] >= 3 && xt.shape[3] >= 3 && c.coin(0.7) ? 3 : 1;
+  double scale = 1.0 / std::sqrt(static_cast<double>(cin * kernel * kernel));
+  Args conv = {{"input", ref(x)}, {"weight", ref(weight(g, dt, {cout, cin, kernel, kernel}, scale))}};
+  if (c.coin(0.5)) conv.push_back({"bias", ref(weight(g, dt, {cout}, scale))});
+  conv.push_back({"stride", IntList{1, 1}});
+  conv.push_back({"padding", IntList{kernel / 2, kernel / 2}});  // "same"
+  conv.push_back({"dilation", IntList{1, 1}});
+  conv.push_back({"groups", int64_t(1)});
+  int y = g.emit1("conv2d", conv);
+  TensorType feat{dt, {cout}};
+  int w = g.new_param(feat, Init::ones, 1, 1), b = g.new_param(feat, Init::zeros, 0, 0);
+  if (xt.shape[0] * xt.shape[2] * xt.shape[3] > 1 && c.coin(0.6)) {
+    y = g.emit1("batch_norm", {{"input", ref(y)},
+                               {"weight", ref(w)},
+                               {"bias", ref(b)},
+                               {"running_mean", None{}},
+                               {"running_var", None{}},
+                               {"training", true},
+                               {"momentum", 0.1},
+                               {"eps", 1e-5},
+                               {"cudnn_enabled", true}});
+  } else if (xt.shape[2] * xt.shape[3] > 1) {
+    y = g.emit1("group_norm", {{"input", ref(y)}, {"num_groups", int64_t(1)}, {"weight", ref(w)}, {"bias", ref(b)}});
+  }
+  y = g.emit1(c.pick(std::vector<std::string>{"relu", "silu", "gelu"}), {{"self", ref(y)}});
+  if (cout == cin && c.coin(0.6)) return g.emit1("add", {{"self", ref(x)}, {"other", ref(y)}});
+  if (xt.shape[2] >= 2 && xt.shape[3] >= 2 && c.coin(0.5))
+    y = g.emit1("max_pool2d", {{"self", ref(y)}, {"kernel_size", IntList{2, 2}}, {"stride", IntList{2, 2}}});
+  return y;
+}
+
+int embedding_head(GenContext& g) {
+  Choices& c = g.choices();
+  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  int64_t vocab = c.range(4, 12), d = c.pick(std::vector<int64_t>{4, 8}), b = dim(g), t = dim(g);
+  int ids = g.new_index_input({b, t}, vocab);
+  int table = g.new_param({dt, {vocab, d}}, Init::normal, 0, 1);
+  int h = g.emit1("embedding", {{"weight", ref(table)}, {"indices", ref(ids)}});
+  h = norm_last(g, h);
+  int logits;
+  if (c.coin(0.4)) {  // weights tied to the embedding, as in GPT-2
+    logits = g.emit1("linear", {{"input", ref(h)}, {"weight", ref(table)}});
+  } else {
+    logits = linear(g, h, vocab, c.coin(0.5));
+  }
+  return g.emit1("reshape", {{"self", ref(logits)}, {"shape", IntList{b * t, vocab}}});
+}
+
+int recurrent_cell(GenContext& g) {
+  Choices& c = g.choices();
+  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  int64_t steps = c.range(2, 4);
+  int x = start_value(g, 3, {dt, {steps, dim(g), dim(g)}});
+  const TensorType xt = g.program().type(x);
+  steps = std::min<int64_t>(xt.shape[0], 4);
+  int64_t batch = xt.shape[1], hidden = dim(g) + 1;
+  int h = g.new_input({dt, {batch, hidden}});
+  bool gru = c.coin(0.5);
+  // One set of weights shared by every step, as in nn.RNNCell / nn.GRUCell.
+  double scale = 1.0 / std::sqrt(static_cast<double>(hidden));
+  auto weights = [&] {
+    return std::pair<int, int>{weight(g, dt, {hidden, xt.shape[2]}, scale), weight(g, dt, {hidden, hidden}, scale)};
+  };
+  auto [wx, wh] = weights();
+  std::pair<int, int> gate{-1, -1};
+  if (gru) gate = weights();
+  int bias = weight(g, dt, {hidden}, scale);
+  std::vector<int> outs;
+  for (int64_t s = 0; s < steps; ++s) {
+    int xs = g.emit1("select", {{"self", ref(x)}, {"dim", int64_t(0)}, {"index", s}});
+    auto affine = [&](int wxi, int whi) {
+      int a = g.emit1("linear", {{"input", ref(xs)}, {"weight", ref(wxi)}, {"bias", ref(bias)}});
+      return g.emit1("add",
+                     {{"self", ref(a)}, {"other", ref(g.emit1("linear", {{"input", ref(h)}, {"weight", ref(whi)}}))}});
+    };
+    int cand = g.emit1("tanh", {{"self", ref(affine(wx, wh))}});
+    if (gru) {  // h = lerp(h, cand, z), z = sigmoid(...)
+      int z = g.emit1("sigmoid", {{"self", ref(affine(gate.first, gate.second))}});
+      h = g.emit1("lerp", {{"self", ref(h)}, {"end", ref(cand)}, {"weight", ref(z)}});
+    } else {
+      h = cand;
+    }
+    outs.push_back(h);
+  }
+  if (c.coin(0.5)) return h;
+  return g.emit1("stack", {{"tensors", ValueList{outs}}, {"dim", int64_t(0)}});
+}
+
+const std::vector<std::string>& template_names() {
+  static const std::vector<std::string> names = {"transformer_block", "conv_block", "embedding_head", "recurrent_cell"};
+  return names;
+}
+
+int random_template(GenContext& g, std::string* name) {
+  size_t i = g.choices().below(template_names().size());
+  if (name) *name = template_names()[i];
+  switch (i) {
+    case 0: return transformer_block(g);
+    case 1: return conv_block(g);
+    case 2: return embedding_head(g);
+    default: return recurrent_cell(g);
+  }
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,34 @@
+// Realistic blocks the generator mixes with random ops: the code people write
+// and compilers are tuned for (attention, conv stacks, embedding heads,
+// recurrent cells), where pattern matchers, fusions and decompositions act.
+// Random ops alone rarely form these shapes. Each template reads a visible
+// value when one fits (else a fresh input), makes its weights as params, and
+// returns the block's output value.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "generator/gen_context.h"
+
+namespace dlfuzz {
+
+// A pre-norm transformer block on [B, T, D]: layer/RMS norm, multi-head
+// attention (through scaled_dot_product_attention in torch2 programs, or
+// written out: matmul, scale, causal mask, softmax, matmul), a residual, and a
+// GELU or SwiGLU MLP with a second residual.
+int transformer_block(GenContext& g);
+// conv2d, batch/group norm, an activation, sometimes a pool, and a residual
+// when the shapes allow.
+int conv_block(GenContext& g);
+// Token ids through an embedding, a norm, and a linear head to vocabulary
+// logits as [B*T, V] (the shape cross_entropy takes).
+int embedding_head(GenContext& g);
+// An Elman or GRU-like cell unrolled over 2-4 time steps of [T, B, I].
+int recurrent_cell(GenContext& g);
+
+// The templates by name (for `inspect` and tests), and one of them at random;
+// a template returns -1 when the program's dtypes leave it no room.
+const std::vector<std::string>& template_names();
+int random_template(GenContext& g, std::string* name = nullptr);
+
+}  // namespace dlfuzz

@@ -1,0 +1,85 @@
+// The realistic templates: over many seeds, for both targets, in inference and
+// training programs, each one builds a block that verifies, round-trips
+// through .dlf and has the ops that make it what it is; and whole generated
+// programs mix them in at the policy's rate.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "generator/canonicalize.h"
+#include "generator/dlf.h"
+#include "generator/generator.h"
+#include "generator/templates.h"
+#include "generator/verify.h"
+
+namespace dlfuzz {
+namespace {
+
+std::set<std::string> ops_of(const Program& p) {
+  std::set<std::string> ops;
+  for_each_node(p.body, [&](const Node& n) { ops.insert(n.op); });
+  return ops;
+}
+
+TEST(Templates, EveryTemplateBuildsValidBlocks) {
+  const std::map<std::string, std::vector<std::string>> must = {
+      {"transformer_block", {"linear", "reshape", "transpose", "add"}},
+      {"conv_block", {"conv2d"}},
+      {"embedding_head", {"embedding", "reshape"}},
+      {"recurrent_cell", {"select", "tanh", "linear"}}};
+  std::map<std::string, int> built;
+  std::set<std::string> attention_ops;
+  for (Target target : {Target::torch113, Target::torch2}) {
+    for (uint64_t seed = 0; seed < 400; ++seed) {
+      GenPolicy policy;
+      Program p;
+      p.target = target;
+      if (seed % 2) p.train = TrainStep{};
+      SeededChoices c(seed);
+      GenContext g(p, c, policy);
+      std::string name;
+      int out = random_template(g, &name);
+      if (out < 0) continue;
+      p.body.yields = {out};
+      p.train.reset();  // no loss here: the body only
+      canonicalize(p);  // as generate_program does: values in textual order
+      ASSERT_EQ(verify(p), "") << name << " seed " << seed;
+      ParseResult back = parse_program(print_program(p));
+      ASSERT_TRUE(back.ok()) << name << " seed " << seed << ": " << back.error->str();
+      EXPECT_TRUE(back.program == p) << name << " seed " << seed;
+      std::set<std::string> ops = ops_of(p);
+      for (const auto& op : must.at(name)) EXPECT_TRUE(ops.count(op)) << name << " seed " << seed << " lacks " << op;
+      if (name == "transformer_block") {
+        bool attention = ops.count("softmax") || ops.count("scaled_dot_product_attention");
+        EXPECT_TRUE(attention) << "seed " << seed;
+        if (target == Target::torch113)
+          EXPECT_FALSE(ops.count("scaled_dot_product_attention") || ops.count("rms_norm"));
+        for (const char* op : {"scaled_dot_product_attention", "rms_norm", "masked_fill", "silu", "gelu"})
+          if (ops.count(op)) attention_ops.insert(op);
+      }
+      ++built[name];
+    }
+  }
+  for (const auto& name : template_names()) EXPECT_GT(built[name], 100) << name;
+  EXPECT_EQ(attention_ops.size(), 5u);  // SDPA and written-out attention, RMS norm, both MLPs
+}
+
+TEST(Templates, GeneratedProgramsMixThemIn) {
+  GenPolicy policy;
+  policy.target = Target::torch2;
+  int with_embedding = 0, with_attention = 0;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    Program p = generate_program(policy, seed);
+    ASSERT_EQ(verify(p), "") << "seed " << seed;
+    std::set<std::string> ops = ops_of(p);
+    with_embedding += ops.count("embedding") > 0;
+    with_attention += ops.count("scaled_dot_product_attention") > 0;
+  }
+  // Without templates embedding (weight 1 of ~150) and attention (1.5) are rare.
+  EXPECT_GT(with_embedding, 25);
+  EXPECT_GT(with_attention, 25);
+}
+
+}  // namespace
+}  // namespace dlfuzz
