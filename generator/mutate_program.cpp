@@ -1,5 +1,7 @@
 #include "generator/mutate_program.h"
 
+#include <stdexcept>
+
 #include "generator/canonicalize.h"
 #include "generator/choices.h"
 #include "generator/dlf.h"
@@ -26,7 +28,13 @@ bool mutate_once(Program& p, Choices& c, const GenPolicy& policy, std::vector<st
   for (int attempt = 0; attempt < 8; ++attempt) {
     const NamedMutator& m = table[c.weighted(weights)];
     Program candidate = p;
-    if (!m.mutate(candidate, c, policy)) continue;
+    try {
+      if (!m.mutate(candidate, c, policy)) continue;
+    } catch (const std::logic_error&) {
+      // The generator's helpers assume what generation guarantees (e.g. no
+      // half precision in training); a seed written by hand may break it.
+      continue;
+    }
     canonicalize(candidate);
     if (candidate == p || !acceptable(candidate)) continue;
     p = std::move(candidate);

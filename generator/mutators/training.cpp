@@ -15,9 +15,9 @@ bool has_inplace_op(const Program& p) {
   return found;
 }
 
-bool has_half_input(const Program& p) {
-  for (const auto& in : p.inputs)
-    if (p.type(in.value).dtype == DType::f16 || p.type(in.value).dtype == DType::bf16) return true;
+bool has_half_value(const Program& p) {
+  for (const auto& v : p.values)
+    if (v.type.dtype == DType::f16 || v.type.dtype == DType::bf16) return true;
   return false;
 }
 
@@ -33,7 +33,7 @@ bool training_mutator(Program& p, Choices& c, const GenPolicy& policy) {
   if (!p.is_training()) {
     // Generation keeps in-place writes and half precision out of training
     // programs (autograd rejects many writes; CPU kernels lack half grads).
-    if (has_inplace_op(p) || has_half_input(p)) return false;
+    if (has_inplace_op(p) || has_half_value(p)) return false;
     add_training_step(p, c, policy);
     return true;
   }
