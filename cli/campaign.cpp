@@ -33,7 +33,7 @@ struct Shared {
   std::mutex mu;  // guards the store and the counters below
   Store* store;
   int64_t campaign;
-  int64_t programs = 0, findings = 0, invalid = 0, flaky = 0, python_programs = 0;
+  int64_t programs = 0, findings = 0, invalid = 0, flaky = 0, python_programs = 0, mutants = 0;
   std::set<int64_t> bugs, new_bugs;
   std::map<std::string, int64_t> reference_errors;
   std::map<std::string, int> perf_confirmed;  // by "ref|test|kind"
@@ -57,17 +57,14 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   eo.rank_processes = opt.rank_processes;
   if (opt.perf) eo.timed_calls = opt.perf_options.timed_calls;
   Executor ex(eo);
-  std::map<int, GenPolicy> policies;
-  for (int w : opt.worlds) {
-    policies[w] = policy_for_world(w, cli::with_target(opt.policy, opt.target, python_lane));
-    policies[w].device = opt.device;
-  }
+  GenPolicy base = cli::with_target(opt.policy, opt.target, python_lane);
+  base.device = opt.device;
   // The PyTorch 2.x lane takes `batch` programs at a time and runs their
   // compiled runners as one function; a finding from such a batch is judged
   // again on its program alone, which says whether it is that program's.
   // With --perf, programs run alone: a batch's call time is not one program's.
   int batch = python_lane && opt.envs.empty() && !opt.perf ? std::max(1, opt.batch) : 1;
-  std::deque<std::pair<int64_t, Program>> queue;
+  std::deque<std::pair<int64_t, CampaignProgram>> queue;
   while (!g_stop) {
     if (opt.seconds > 0 && Clock::now() >= deadline) break;
     if (!counts_programs && g_native_done) break;
@@ -77,13 +74,14 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
         int64_t i = next_index++;
         if (opt.programs > 0 && i >= opt.programs) break;
         uint64_t seed = opt.seed + static_cast<uint64_t>(i);
-        queue.emplace_back(i, generate_program(policies[opt.worlds[i % opt.worlds.size()]], seed));
-        programs.push_back(queue.back().second);
+        queue.emplace_back(i, campaign_program(base, opt.worlds[i % opt.worlds.size()], opt.corpus, seed));
+        programs.push_back(queue.back().second.program);
       }
       if (queue.empty()) break;
       if (programs.size() > 1) ex.prefetch(programs, runners);
     }
-    Program p = std::move(queue.front().second);
+    Program p = std::move(queue.front().second.program);
+    std::string origin = std::move(queue.front().second.origin);
     uint64_t seed = opt.seed + static_cast<uint64_t>(queue.front().first);
     queue.pop_front();
     Evaluation ev;
@@ -111,6 +109,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     }
     std::lock_guard<std::mutex> lock(sh.mu);
     if (counts_programs) ++sh.programs;
+    if (counts_programs && !origin.empty()) ++sh.mutants;
     if (python_lane) ++sh.python_programs;
     for (const auto& e : ev.reference_failures) {
       ++sh.invalid;
@@ -118,7 +117,9 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     }
     if (ev.findings.empty()) continue;
     try {
-      std::string hash = sh.store->add_program(print_program(p), seed, p.count_nodes());
+      // A mutant's stored text says which corpus program it came from.
+      std::string text = origin.empty() ? print_program(p) : "# mutant of " + origin + "\n" + print_program(p);
+      std::string hash = sh.store->add_program(text, seed, p.count_nodes());
       for (const auto& f : ev.findings) {
         bool is_new = false;
         int64_t bug = sh.store->add_finding(sh.campaign, hash, f, ev.versions, &is_new);
@@ -176,6 +177,7 @@ int run_campaign(const CampaignOptions& opt) {
                            {"seconds", opt.seconds}, {"programs", opt.programs}, {"timeout_ms", opt.timeout_ms}};
   if (!opt.envs.empty()) config["envs"] = opt.envs;
   if (opt.perf) config["perf_threshold"] = opt.perf_options.threshold;
+  if (!opt.corpus.empty()) config["corpus_programs"] = opt.corpus.size();
   Shared sh;
   sh.store = store.get();
   try {
@@ -261,6 +263,8 @@ int run_campaign(const CampaignOptions& opt) {
   std::cout << fmt::format("dlfuzz fuzz: {} programs in {:.0f} s ({:.1f}/s), runners {}\n", sh.programs, secs,
                            sh.programs / std::max(secs, 1e-9), fmt::join(opt.runners, ","));
   if (!python.empty()) std::cout << fmt::format("  {} of them through PyTorch 2.x's compilers\n", sh.python_programs);
+  if (!opt.corpus.empty())
+    std::cout << fmt::format("  {} of them mutants of the {} corpus programs\n", sh.mutants, opt.corpus.size());
   std::cout << fmt::format("  {} findings ({} flaky), {} unique bugs, {} new to {}\n", sh.findings, sh.flaky,
                            sh.bugs.size(), sh.new_bugs.size(), opt.db);
   if (sh.invalid)

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "generator/corpus.h"
 #include "generator/gen_policy.h"
 #include "oracles/perf_oracle.h"
 
@@ -39,6 +40,9 @@ struct CampaignOptions {
   // The generator's policy (--policy, --ops); world and collectives per world size.
   GenPolicy policy;
   std::string target = "auto";  // --target: auto writes the Python lanes' programs for torch2
+  // Seed programs (--corpus DIR): a kCorpusShare of the programs are their
+  // mutants (generator/corpus.h); empty: every program is generated.
+  std::vector<CorpusEntry> corpus;
 };
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.

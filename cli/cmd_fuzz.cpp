@@ -1,5 +1,5 @@
 // dlfuzz fuzz [--time 10m | --programs N] [--runners ...] [--jobs J] [--seed S] [--db dlfuzz.db]
-//             [--policy FILE] [--ops a,b]
+//             [--policy FILE] [--ops a,b] [--corpus DIR]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -28,7 +28,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     uint64_t seed = 1;
     bool no_progress = false, no_recheck = false;
     double reduce = 0;
-    std::string envs, policy, ops, target = "auto";
+    std::string envs, policy, ops, corpus, target = "auto";
     bool perf = false;
     double perf_threshold = 0.10;
   };
@@ -64,6 +64,9 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
                   "comparing them: regressions and fixes between releases");
   cmd->add_option("--reduce", o->reduce,
                   "after the campaign, reduce each new bug for up to this many seconds (into DB.reduced/)");
+  cmd->add_option("--corpus", o->corpus,
+                  "seed programs: every .dlf under DIR (recursively, e.g. corpus/); half the programs are mutants "
+                  "of them, the rest generated");
   add_perf_options(cmd, o->perf, o->perf_threshold);
   add_strict_options(cmd);
   add_policy_options(cmd, o->policy, o->ops, o->target);
@@ -115,6 +118,15 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       if (!check_env_names("fuzz", c.envs)) return kExitUsage;
       if (!read_policy("fuzz", o->policy, o->ops, c.policy)) return kExitUsage;
       c.target = o->target;
+      if (!o->corpus.empty()) {
+        // Before the store is opened: a malformed seed writes nothing.
+        CorpusLoad corpus = load_corpus(o->corpus);
+        if (!corpus.ok()) {
+          std::cerr << "dlfuzz fuzz: --corpus: " << corpus.error << "\n";
+          return kExitUsage;
+        }
+        c.corpus = std::move(corpus.entries);
+      }
       return run_campaign(c);
     };
   });

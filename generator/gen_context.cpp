@@ -57,11 +57,18 @@ int GenContext::add_input(const TensorType& t, InputKind k, Init init, double a,
   d.kind = k;
   d.init = init;
   // zeros/ones print no range: keep the defaults so the text round-trips.
-  if (init == Init::uniform || init == Init::normal) d.lo = a, d.hi = b;
+  // (ints, decimals and special kept the defaults too until a review found
+  // their values narrower, -1..1, than the bounds asked for and recorded.)
+  if (init_has_bounds(init)) d.lo = a, d.hi = b;
   // Some 4-d data inputs arrive channels_last, some 2-d+ as strided views.
   if (k == InputKind::data && t.rank() == 4 && c_.coin(0.3)) d.layout = Layout::channels_last;
   else if (k == InputKind::data && t.rank() >= 2 && c_.coin(0.15)) d.layout = Layout::strided;
   p_.inputs.push_back(d);
+  record_input(id, t, k, init, a, b);
+  return id;
+}
+
+void GenContext::record_input(int id, const TensorType& t, InputKind k, Init init, double a, double b) {
   ranges_.resize(p_.values.size());
   root_.resize(p_.values.size());
   root_[id] = id;
@@ -73,7 +80,36 @@ int GenContext::add_input(const TensorType& t, InputKind k, Init init, double a,
   else if (init == Init::ones) ranges_[id] = {1, 1};
   no_write_.insert(id);
   if (k == InputKind::param) from_param_.insert(id);
-  return id;
+}
+
+namespace {
+// The number after `prefix` in a value name ("x12" -> 12), or -1.
+int name_number(const std::string& name, const std::string& prefix) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
+  std::string digits = name.substr(prefix.size());
+  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(digits);
+}
+}  // namespace
+
+void GenContext::adopt() {
+  ranges_.assign(p_.values.size(), Interval{});
+  root_.resize(p_.values.size());
+  for (size_t v = 0; v < root_.size(); ++v) root_[v] = static_cast<int>(v);
+  for (const auto& in : p_.inputs) record_input(in.value, p_.type(in.value), in.kind, in.init, in.lo, in.hi);
+  // Values inside loop bodies and branches keep unknown ranges: they are not
+  // visible at top level, where new ops go.
+  for (const auto& n : p_.body.nodes) {
+    record(find_op(n.op), n);
+    for (int o : n.outputs) scopes_.back().push_back(o);
+  }
+  // Fresh names must not clash with the seed's.
+  for (const auto& v : p_.values) {
+    next_name_ = std::max(next_name_, name_number(v.name, "") + 1);
+    n_data_ = std::max(n_data_, name_number(v.name, "x") + 1);
+    n_param_ = std::max(n_param_, name_number(v.name, "w") + 1);
+    n_target_ = std::max(n_target_, name_number(v.name, "y") + 1);
+  }
 }
 
 int GenContext::new_input(const TensorType& t) {

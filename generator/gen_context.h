@@ -27,6 +27,10 @@ using TypePred = std::function<bool(const TensorType&)>;
 class GenContext {
  public:
   GenContext(Program& p, Choices& c, const GenPolicy& policy);
+  // Takes over a finished program (a corpus seed) so that ops can be appended
+  // to it: rebuilds the ranges, aliasing and name counters that generating it
+  // would have recorded. Call once, before anything is emitted.
+  void adopt();
 
   Choices& choices() { return c_; }
   const GenPolicy& policy() const { return policy_; }
@@ -80,6 +84,7 @@ class GenContext {
  private:
   bool visible(int v) const;
   int add_input(const TensorType& t, InputKind k, Init init, double a, double b);
+  void record_input(int id, const TensorType& t, InputKind k, Init init, double a, double b);
   void record(const OpSpec* spec, const Node& n);
 
   Program& p_;

@@ -64,6 +64,22 @@ class Generator {
     if (p_.plan.world > 1) place_inputs();
   }
 
+  // Appends `ops` random ops to a finished program, then chooses its outputs
+  // again (generation's choice: the unread values).
+  void grow(int ops) {
+    g_.adopt();
+    for (int i = 0; i < ops; ++i) random_op({});
+    choose_outputs();
+  }
+
+  // Makes a finished inference program a training program: a loss and an
+  // optimizer step, as generation would have added them.
+  void add_training() {
+    g_.adopt();
+    p_.train = TrainStep{};
+    add_training_step();
+  }
+
  private:
   // One op from a weighted family; retries when an op cannot be placed.
   bool random_op(const std::vector<std::string>& families) {
@@ -209,7 +225,7 @@ class Generator {
     std::vector<int> sinks;
     for (const auto& n : p_.body.nodes)
       for (int o : n.outputs)
-        if (!read[o]) sinks.push_back(o);
+        if (!read[o] && !(p_.train && o == p_.train->loss)) sinks.push_back(o);  // a grown program's loss
     if (sinks.empty() && !p_.body.nodes.empty()) sinks.push_back(p_.body.nodes.back().outputs.at(0));
     int keep = std::min<int>(static_cast<int>(sinks.size()), g_.policy().max_outputs);
     p_.body.yields.assign(sinks.end() - keep, sinks.end());
@@ -346,6 +362,16 @@ Program generate_program(const GenPolicy& policy, Choices& choices, uint64_t see
   Generator(p, choices, policy).run();
   canonicalize(p);
   return p;
+}
+
+void grow_program(Program& p, Choices& choices, const GenPolicy& policy, int ops) {
+  Generator(p, choices, policy).grow(ops);
+  canonicalize(p);
+}
+
+void add_training_step(Program& p, Choices& choices, const GenPolicy& policy) {
+  Generator(p, choices, policy).add_training();
+  canonicalize(p);
 }
 
 Program generate_program(const GenPolicy& policy, uint64_t seed) {

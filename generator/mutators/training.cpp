@@ -1,0 +1,59 @@
+#include "generator/generator.h"
+#include "generator/mutators/mutators.h"
+#include "generator/op_spec.h"
+
+namespace dlfuzz {
+
+namespace {
+
+bool has_inplace_op(const Program& p) {
+  bool found = false;
+  for_each_node(p.body, [&](const Node& n) {
+    const OpSpec* s = find_op(n.op);
+    if (s && s->inplace) found = true;
+  });
+  return found;
+}
+
+bool has_half_value(const Program& p) {
+  for (const auto& v : p.values)
+    if (v.type.dtype == DType::f16 || v.type.dtype == DType::bf16) return true;
+  return false;
+}
+
+// The learning rates generation uses for each optimizer.
+double random_lr(Optimizer o, Choices& c) {
+  return o == Optimizer::sgd ? c.pick(std::vector<double>{0.1, 0.01, 0.001}) : c.pick(std::vector<double>{0.01, 0.001});
+}
+
+}  // namespace
+
+bool training_mutator(Program& p, Choices& c, const GenPolicy& policy) {
+  if (p.plan.world > 1) return false;  // a parallel plan is chosen with the training step
+  if (!p.is_training()) {
+    // Generation keeps in-place writes and half precision out of training
+    // programs (autograd rejects many writes; CPU kernels lack half grads).
+    if (has_inplace_op(p) || has_half_value(p)) return false;
+    add_training_step(p, c, policy);
+    return true;
+  }
+  TrainStep& s = *p.train;
+  switch (c.below(4)) {
+    case 0: {  // another optimizer
+      auto o = static_cast<Optimizer>((static_cast<int>(s.optimizer) + 1 + c.below(2)) % 3);
+      s.optimizer = o;
+      s.lr = random_lr(o, c);
+      if (o != Optimizer::sgd) s.momentum = 0;
+      return true;
+    }
+    case 1: s.lr = random_lr(s.optimizer, c); return true;
+    case 2: s.steps = static_cast<int>(c.range(1, std::max(1, policy.max_train_steps))); return true;
+    default:  // training off: the loss stays as a value, targets become data
+      p.train.reset();
+      for (auto& in : p.inputs)
+        if (in.kind == InputKind::target) in.kind = InputKind::data;
+      return true;
+  }
+}
+
+}  // namespace dlfuzz
