@@ -39,10 +39,10 @@ void add_runners(CLI::App& app, std::function<int()>* action) {
             << "\n";
         return kExitOk;
       }
-      std::cout << fmt::format("{:<22}{:<8}{:<10}{:<12}{:<7}{:<6}{:<32}{}\n", "runner", "worker", "family", "reference",
+      std::cout << fmt::format("{:<22}{:<8}{:<10}{:<20}{:<7}{:<6}{:<32}{}\n", "runner", "worker", "family", "reference",
                                "modes", "ranks", "layer", "repro backend");
       for (const auto& r : runner_table())
-        std::cout << fmt::format("{:<22}{:<8}{:<10}{:<12}{:<7}{:<6}{:<32}{}{}\n", r.name, worker_kind_name(r.worker),
+        std::cout << fmt::format("{:<22}{:<8}{:<10}{:<20}{:<7}{:<6}{:<32}{}{}\n", r.name, worker_kind_name(r.worker),
                                  r.family, r.reference, r.modes == RunnerModes::infer ? "infer" : "any",
                                  r.multi_rank ? "yes" : "no", r.layer, r.repro_backend,
                                  in_build(r) ? "" : "  (not available here)");
@@ -50,7 +50,7 @@ void add_runners(CLI::App& app, std::function<int()>* action) {
                    "Environments (@NAME, or @PATH to a Python interpreter or a dlfuzz binary):\n";
       for (const auto& e : envs)
         std::cout << fmt::format(
-            "  {:<10} {:<7} {}\n", e["name"].get<std::string>(), e["worker"].get<std::string>(),
+            "  {:<12} {:<7} {}\n", e["name"].get<std::string>(), e["worker"].get<std::string>(),
             e["path"].get<std::string>().empty() ? "(not configured)" : e["path"].get<std::string>());
       return kExitOk;
     };
