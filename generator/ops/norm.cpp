@@ -36,13 +36,20 @@ bool given(const Node& n, const std::string& name) {
   return a && !std::holds_alternative<None>(a->value);
 }
 
+// layer_norm's and rms_norm's normalized_shape: the input's trailing dims.
+std::string check_normalized_shape(const Node& n, const TensorType& in, const IntList*& ns) {
+  ns = int_list_arg(n, "normalized_shape");
+  if (!ns || ns->empty()) return "'normalized_shape' must be a non-empty int list";
+  if (ns->size() > in.shape.size() || !std::equal(ns->begin(), ns->end(), in.shape.end() - ns->size()))
+    return "'normalized_shape' must match the trailing dims of " + type_str(in);
+  return "";
+}
+
 std::string infer_layer_norm(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* in;
   if (auto e = check_input(p, n, in, 1); !e.empty()) return e;
-  const IntList* ns = int_list_arg(n, "normalized_shape");
-  if (!ns || ns->empty()) return "'normalized_shape' must be a non-empty int list";
-  if (ns->size() > in->shape.size() || !std::equal(ns->begin(), ns->end(), in->shape.end() - ns->size()))
-    return "'normalized_shape' must match the trailing dims of " + type_str(*in);
+  const IntList* ns = nullptr;
+  if (auto e = check_normalized_shape(n, *in, ns); !e.empty()) return e;
   for (const char* name : {"weight", "bias"})
     if (auto e = check_optional(p, n, name, {in->dtype, *ns}); !e.empty()) return e;
   out = {*in};
@@ -53,10 +60,8 @@ std::string infer_layer_norm(const Program& p, const Node& n, std::vector<Tensor
 std::string infer_rms_norm(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* in;
   if (auto e = check_input(p, n, in, 1); !e.empty()) return e;
-  const IntList* ns = int_list_arg(n, "normalized_shape");
-  if (!ns || ns->empty()) return "'normalized_shape' must be a non-empty int list";
-  if (ns->size() > in->shape.size() || !std::equal(ns->begin(), ns->end(), in->shape.end() - ns->size()))
-    return "'normalized_shape' must match the trailing dims of " + type_str(*in);
+  const IntList* ns = nullptr;
+  if (auto e = check_normalized_shape(n, *in, ns); !e.empty()) return e;
   if (auto e = check_optional(p, n, "weight", {in->dtype, *ns}); !e.empty()) return e;
   out = {*in};
   return "";
@@ -156,13 +161,18 @@ void affine(GenContext& g, Node& n, const TensorType& feat, bool spell_none, boo
 
 ArgValue random_eps(Choices& c) { return c.pick(std::vector<double>{1e-5, 1e-3, 0.1}); }
 
+// A normalized_shape for x: its last 1..rank dims.
+IntList trailing_dims(Choices& c, const TensorType& x) {
+  size_t k = c.range(1, x.rank());
+  return IntList(x.shape.end() - k, x.shape.end());
+}
+
 bool gen_layer_norm(GenContext& g, const OpSpec& s, Node& n) {
   auto v = norm_input(g, s, 1);
   if (!v) return false;
   const TensorType x = g.program().type(*v);
   Choices& c = g.choices();
-  size_t k = c.range(1, x.rank());
-  IntList ns(x.shape.end() - k, x.shape.end());
+  IntList ns = trailing_dims(c, x);
   n.args = {{"input", ValueRef{*v}}, {"normalized_shape", ns}};
   affine(g, n, {x.dtype, ns}, false);
   if (c.coin(0.4)) n.args.push_back({"eps", random_eps(c)});
@@ -174,8 +184,7 @@ bool gen_rms_norm(GenContext& g, const OpSpec& s, Node& n) {
   if (!v) return false;
   const TensorType x = g.program().type(*v);
   Choices& c = g.choices();
-  size_t k = c.range(1, x.rank());
-  IntList ns(x.shape.end() - k, x.shape.end());
+  IntList ns = trailing_dims(c, x);
   n.args = {{"input", ValueRef{*v}}, {"normalized_shape", ns}};
   if (c.coin(0.7)) n.args.push_back({"weight", ValueRef{g.new_param({x.dtype, ns}, Init::uniform, 0.5, 1.5)}});
   if (c.coin(0.4)) n.args.push_back({"eps", random_eps(c)});  // else the dtype's epsilon
