@@ -232,6 +232,12 @@ class Parser {
     if (t.kind == Token::ident) {
       std::string w = lp.next().text;
       if (w == "None") return None{};
+      if (w == "item") {  // item(%v): the Python number of a 0-d value
+        lp.expect("(");
+        ValueRef r{use(lp), true};
+        lp.expect(")");
+        return r;
+      }
       if (w == "true") return true;
       if (w == "false") return false;
       if (auto d = dtype_from_name(w)) return *d;

@@ -133,7 +133,7 @@ std::string print_arg_value(const Program& p, const ArgValue& v) {
     std::string operator()(const std::string& s) const { return quote(s); }
     std::string operator()(DType t) const { return dtype_name(t); }
     std::string operator()(MemFormat m) const { return mem_format_name(m); }
-    std::string operator()(const ValueRef& r) const { return vname(p, r.id); }
+    std::string operator()(const ValueRef& r) const { return r.item ? "item(" + vname(p, r.id) + ")" : vname(p, r.id); }
     std::string operator()(const ValueList& l) const {
       std::vector<std::string> parts;
       for (int id : l.ids) parts.push_back(vname(p, id));

@@ -49,7 +49,7 @@ std::string py_literal(const Program& p, const ArgValue& v, bool ts, bool float6
     std::string operator()(const std::string& s) const { return "'" + s + "'"; }
     std::string operator()(DType t) const { return dtype_torch_name(t); }
     std::string operator()(MemFormat m) const { return std::string("torch.") + mem_format_name(m); }
-    std::string operator()(const ValueRef& r) const { return py_name(p, r.id); }
+    std::string operator()(const ValueRef& r) const { return py_name(p, r.id) + (r.item ? ".item()" : ""); }
     std::string operator()(const ValueList& l) const {
       std::vector<std::string> parts;
       for (int id : l.ids) parts.push_back(py_name(p, id));
@@ -84,6 +84,7 @@ class FunctionWriter {
 
   std::string call(const Node& n) {
     const OpSpec* spec = find_op(n.op);
+    if (f64_ && n.op == "view_dtype") return float64_bitcast(n);
     // TorchScript compiled from C++ resolves `torch.<aten op>` builtins with
     // ATen's argument names and order, not torch.nn.functional's Python code.
     std::string fn = spec->python;
@@ -100,7 +101,7 @@ class FunctionWriter {
       if (const Arg* a = n.arg(name)) pos.push_back(py_literal(p_, a->value, ts_, f64_));
     for (const auto& a : n.args) {
       const ParamSpec* ps = spec->param(a.name);
-      if (!ps || (!ps->in_python && !ts_)) continue;
+      if (!ps || !ps->in_aten || (!ps->in_python && !ts_)) continue;
       if (std::find(order.begin(), order.end(), a.name) != order.end()) continue;
       kw.push_back(a.name + "=" + py_literal(p_, a.value, ts_, f64_));
     }
@@ -114,6 +115,32 @@ class FunctionWriter {
     }
     pos.insert(pos.end(), kw.begin(), kw.end());
     return fmt::format("{}({})", fn, fmt::join(pos, ", "));
+  }
+
+  // The float64 twin has no bits of the declared dtype to reinterpret: it
+  // rounds its value to that dtype, reinterprets those bits, and carries on
+  // in float64. (No longer a view: a write through it is the twin's own.)
+  std::string float64_bitcast(const Node& n) {
+    int self = std::get<ValueRef>(n.arg("self")->value).id;
+    DType from = p_.type(self).dtype, to = std::get<DType>(n.arg("dtype")->value);
+    auto literal = [&](DType t) { return ts_ ? std::to_string(dtype_c10_code(t)) : std::string(dtype_torch_name(t)); };
+    std::string e = fmt::format("{}.to({}).view(dtype={})", py_name(p_, self), literal(from), literal(to));
+    return is_float(to) ? e + ".to(" + literal(DType::f64) + ")" : e;
+  }
+
+  // `out = self[i, j]`, or for the in-place form `self[i, j] = values` then
+  // `out = self` (the IR's in-place ops return their mutated self).
+  void subscript(const Node& n, const OpSpec& spec, const std::string& out, int depth) {
+    std::string self = py_literal(p_, n.arg("self")->value, ts_, f64_);
+    std::vector<std::string> index;
+    for (int id : std::get<ValueList>(n.arg("indices")->value).ids) index.push_back(py_name(p_, id));
+    std::string target = fmt::format("{}[{}]", self, fmt::join(index, ", "));
+    if (!spec.inplace) {
+      line(depth, out + " = " + target);
+      return;
+    }
+    line(depth, target + " = " + py_literal(p_, n.arg("values")->value, ts_, f64_));
+    line(depth, out + " = " + self);
   }
 
   void block(const Block& b, int depth) {
@@ -149,9 +176,13 @@ class FunctionWriter {
     }
     std::vector<std::string> outs;
     for (int o : n.outputs) outs.push_back(py_name(p_, o));
+    const OpSpec* spec = find_op(n.op);
+    if (spec && spec->subscript) {
+      subscript(n, *spec, outs.at(0), depth);
+      return;
+    }
     // Ops returning a list or tuple are indexed: TorchScript can't unpack a
     // list whose length it does not know.
-    const OpSpec* spec = find_op(n.op);
     bool sequence =
         outs.size() > 1 || n.op == "split" || n.op == "chunk" || n.op == "unbind" || (spec && spec->tuple_result);
     if (!sequence) {

@@ -178,11 +178,17 @@ std::optional<int> GenContext::pick_mutable(const TypePred& pred) {
   return fit[c_.below(fit.size())];
 }
 
+// Training programs compute in float32 and float64, and for PyTorch 2.x in
+// bf16 and f16 too (1.13's CPU kernels lack many half gradients).
+bool GenContext::trainable_dtype(DType t) const {
+  return t == DType::f32 || t == DType::f64 || (p_.target == Target::torch2 && (t == DType::f16 || t == DType::bf16));
+}
+
 DType GenContext::random_dtype() {
   std::vector<DType> ts;
   std::vector<double> ws;
   for (auto& [t, w] : policy_.dtype_weights) {
-    if (training() && !(t == DType::f32 || t == DType::f64)) continue;
+    if (training() && !trainable_dtype(t)) continue;
     if (t == DType::i16 && p_.target == Target::torch113) continue;
     ts.push_back(t);
     ws.push_back(w);
@@ -196,7 +202,7 @@ DType GenContext::random_float_dtype(bool half_ok) {
   std::vector<double> ws;
   for (auto& [t, w] : policy_.dtype_weights) {
     if (!is_float(t)) continue;
-    if (training() && !(t == DType::f32 || t == DType::f64)) continue;
+    if (training() && !trainable_dtype(t)) continue;
     if (!half_ok && p_.target == Target::torch113 && (t == DType::f16 || t == DType::bf16)) continue;
     ts.push_back(t);
     ws.push_back(w);

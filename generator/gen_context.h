@@ -60,6 +60,7 @@ class GenContext {
 
   // --- types ----------------------------------------------------------------
   DType random_dtype();  // by the policy's weights
+  bool trainable_dtype(DType t) const;  // a dtype training programs compute in
   DType random_float_dtype(bool half_ok = true);
   Shape random_shape(int min_rank, int max_rank);
   int64_t random_dim();  // 1..max_dim, rarely 0 when zero-size dims are on

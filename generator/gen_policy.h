@@ -32,6 +32,10 @@ struct GenPolicy {
   // reference is all NaN tests nothing.
   double p_special_values = 0.06;
   double p_written_values = 0.15;
+  // Chance that a binary op's Python-number operand is `.item()` of a 0-d
+  // value the program computed (a Scalar the data decides: a graph break, or
+  // an unbacked symbol under capture_scalar_outputs).
+  double p_item = 0.15;
   // Ranks of generated programs. Above 1: training programs get a dp or zero
   // plan, inference programs explicit collectives (see policy_for_world).
   int world = 1;
@@ -51,7 +55,8 @@ struct GenPolicy {
       {"cast", 3},    {"reduce", 8},      {"shape", 7},    {"view", 7},       {"linalg", 6},
       {"conv", 5},    {"pool", 3},        {"norm", 5},     {"embedding", 1},  {"loss", 1},
       {"inplace", 4}, {"collective", 0},  {"factory", 3},  {"index", 6},      {"scan", 3},
-      {"pad", 3},     {"einsum", 1.5},    {"upsample", 2}, {"attention", 1.5}};  // attention: torch2 programs only
+      {"pad", 3},     {"einsum", 1.5},    {"upsample", 2}, {"attention", 1.5},  // attention: torch2 programs only
+      {"dynamic", 2}, {"subscript", 3},   {"foreach", 2},  {"random", 1.5}, {"bitcast", 2}};  // bitcast: torch2 programs only
 
   // Steering: ops to focus on (drawn for most ops when not empty) and ops
   // never drawn. Helper ops a generate function emits (guards, index

@@ -55,7 +55,7 @@ namespace infer_util {
 const TensorType* tensor_arg(const Program& p, const Node& n, const std::string& name) {
   const Arg* a = n.arg(name);
   if (!a) return nullptr;
-  if (auto* r = std::get_if<ValueRef>(&a->value)) return &p.type(r->id);
+  if (auto* r = std::get_if<ValueRef>(&a->value); r && !r->item) return &p.type(r->id);
   return nullptr;
 }
 
@@ -113,6 +113,10 @@ bool wrap_dim(int64_t& dim, int rank) {
   return true;
 }
 
+ScalarKind scalar_kind_of(DType t) {
+  return is_float(t) ? ScalarKind::floating : is_bool(t) ? ScalarKind::boolean : ScalarKind::integer;
+}
+
 ScalarKind scalar_kind(const ArgValue& v) {
   if (std::holds_alternative<double>(v)) return ScalarKind::floating;
   if (std::holds_alternative<int64_t>(v)) return ScalarKind::integer;
@@ -125,7 +129,9 @@ DType promoted(const Program& p, const Node& n, const std::vector<std::string>& 
   for (const auto& name : names) {
     const Arg* a = n.arg(name);
     if (!a) continue;
-    if (auto* r = std::get_if<ValueRef>(&a->value)) rt.add_tensor(p.type(r->id).dtype, p.type(r->id).rank());
+    auto* r = std::get_if<ValueRef>(&a->value);
+    if (r && r->item) rt.add_scalar(scalar_kind_of(p.type(r->id).dtype));  // a Python number, as .item() gives
+    else if (r) rt.add_tensor(p.type(r->id).dtype, p.type(r->id).rank());
     else rt.add_scalar(scalar_kind(a->value));
   }
   return rt.result();

@@ -33,6 +33,9 @@ struct ParamSpec {
   bool positional = false;  // printed without `name=` (.dlf and Python)
   bool in_python = true;    // false: an ATen-only argument the Python API lacks
   bool grad = true;         // false: only its dtype or shape is read (no gradient flows)
+  // false: the IR's own annotation, never passed to PyTorch (a data-dependent
+  // op's `count`: how many elements the program's values give it).
+  bool in_aten = true;
 };
 
 // What an op needs of its first input's values so the float64 run stays finite.
@@ -80,6 +83,10 @@ struct OpSpec {
   // one Python function stands for several ATen ops (F.interpolate's
   // "mode='bilinear'"). TorchScript calls the ATen op and leaves them out.
   std::string python_kwargs;
+  // Spelled as Python's subscript in both Python and TorchScript: `self[i, j]`
+  // (aten::index), or for an in-place op the assignment `self[i, j] = values`
+  // (aten::index_put_): the paths Dynamo traces as getitem / setitem.
+  bool subscript = false;
 
   const ParamSpec* param(const std::string& name) const;
 };
@@ -111,6 +118,8 @@ bool broadcast(const Shape& a, const Shape& b, Shape& out);
 bool wrap_dim(int64_t& dim, int rank);
 // The ScalarKind of an argument (a Python number or None), or of a tensor operand.
 ScalarKind scalar_kind(const ArgValue& v);
+// The kind of Python number `.item()` gives for a tensor of dtype t.
+ScalarKind scalar_kind_of(DType t);
 // Result dtype for an op whose named arguments take part in type promotion.
 DType promoted(const Program& p, const Node& n, const std::vector<std::string>& names);
 }  // namespace infer_util

@@ -61,9 +61,12 @@ const char* mem_format_name(MemFormat m);  // "contiguous_format", ...
 struct None {
   bool operator==(const None&) const { return true; }
 };
+// A use of a value; with `item`, of its Python number (`.item()` of a 0-d
+// tensor, printed `item(%v)`): a Scalar argument computed by the program.
 struct ValueRef {
   int id = -1;
-  bool operator==(const ValueRef& o) const { return id == o.id; }
+  bool item = false;
+  bool operator==(const ValueRef& o) const { return id == o.id && item == o.item; }
 };
 struct ValueList {
   std::vector<int> ids;

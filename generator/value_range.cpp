@@ -30,6 +30,12 @@ Interval of_arg(const Node& n, const std::vector<Interval>& ranges, const std::s
   return unknown();
 }
 
+double float_arg_or(const Node& n, const std::string& name, double dflt) {
+  const Arg* a = n.arg(name);
+  if (auto* d = a ? std::get_if<double>(&a->value) : nullptr) return *d;
+  return dflt;
+}
+
 Interval hull(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
 double mag(Interval a) { return std::max(std::fabs(a.lo), std::fabs(a.hi)); }
 bool finite(Interval a) { return std::isfinite(a.lo) && std::isfinite(a.hi); }
@@ -88,7 +94,9 @@ const std::set<std::string> kSelecting = {"reshape",
                                           "upsample_nearest1d",
                                           "upsample_nearest2d",
                                           "upsample_linear1d",  // convex combinations of neighbours
-                                          "upsample_bilinear2d"};
+                                          "upsample_bilinear2d",
+                                          "masked_select",
+                                          "index"};
 }  // namespace
 
 Interval estimate_range(const Program& p, const Node& n, const std::vector<Interval>& ranges, int) {
@@ -121,6 +129,15 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
       r = hull(self, of_arg(n, ranges, "other", ok));
     }
     return r;
+  }
+  if (base == "setitem") {
+    bool ok;
+    return hull(self, of_arg(n, ranges, "values", ok));
+  }
+  if (base == "dropout") {  // kept values scaled by 1 / (1 - p), the rest 0
+    double p = float_arg_or(n, "p", 0.5);
+    double scale = p < 1 ? 1 / (1 - p) : 0;
+    return hull({0, 0}, {self.lo * scale, self.hi * scale});
   }
   // Factory ops: their fill, or arange's bounds.
   if (base == "zeros" || base == "zeros_like" || base == "new_zeros") return {0, 0};

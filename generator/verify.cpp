@@ -100,13 +100,17 @@ class Verifier {
       bool none = std::holds_alternative<None>(v);
       if (none && !ps->optional) return fmt::format("argument '{}' may not be None", a.name);
       if (none) continue;
-      bool number =
-          std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) || std::holds_alternative<bool>(v);
+      const auto* ref = std::get_if<ValueRef>(&v);
+      if (ref && ref->item && p_.type(ref->id).rank() != 0)
+        return fmt::format("item(%{}) of a tensor that is not 0-d", name(ref->id));
+      bool tensor = ref && !ref->item;
+      bool number = std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) ||
+                    std::holds_alternative<bool>(v) || (ref && ref->item);
       bool ok = false;
       switch (ps->kind) {
-        case ParamKind::tensor: ok = std::holds_alternative<ValueRef>(v); break;
+        case ParamKind::tensor: ok = tensor; break;
         case ParamKind::tensor_list: ok = std::holds_alternative<ValueList>(v); break;
-        case ParamKind::tensor_or_number: ok = std::holds_alternative<ValueRef>(v) || number; break;
+        case ParamKind::tensor_or_number: ok = tensor || number; break;
         case ParamKind::number: ok = number; break;
         case ParamKind::int_: ok = std::holds_alternative<int64_t>(v); break;
         case ParamKind::float_: ok = std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v); break;

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "generator/op_spec.h"
 #include "runners/aten_types.h"
 
 namespace dlfuzz {
@@ -20,9 +21,10 @@ bool binds(const c10::TypePtr& type_in, const ArgValue& v) {
     type = type->expectRef<c10::OptionalType>().getElementType();
   }
   switch (type->kind()) {
-    case TypeKind::TensorType: return std::holds_alternative<ValueRef>(v);
+    case TypeKind::TensorType: return std::holds_alternative<ValueRef>(v) && !std::get<ValueRef>(v).item;
     case TypeKind::NumberType:
-      return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) || std::holds_alternative<bool>(v);
+      return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v) || std::holds_alternative<bool>(v) ||
+             (std::holds_alternative<ValueRef>(v) && std::get<ValueRef>(v).item);
     case TypeKind::IntType:
       return std::holds_alternative<int64_t>(v) || std::holds_alternative<DType>(v) ||
              std::holds_alternative<MemFormat>(v);
@@ -65,7 +67,10 @@ c10::IValue to_ivalue(const c10::TypePtr& type_in, const ArgValue& v, const OpCa
       return static_cast<int64_t>(to_aten(d));
     }
     c10::IValue operator()(MemFormat m) const { return static_cast<int64_t>(to_aten(m)); }
-    c10::IValue operator()(const ValueRef& r) const { return env(r.id); }
+    c10::IValue operator()(const ValueRef& r) const {
+      if (r.item) return env(r.id).item();  // Tensor.item(): the program's Python number
+      return env(r.id);
+    }
     c10::IValue operator()(const ValueList& l) const {
       // Tensor?[] (index_put's indices) is a list of optional tensors.
       auto elem = type->expectRef<c10::ListType>().getElementType();
@@ -95,10 +100,12 @@ std::shared_ptr<torch::jit::Operator> OpCaller::resolve(const std::string& aten,
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   std::shared_ptr<torch::jit::Operator> found;
+  const OpSpec* spec = find_op(n.op);
   for (const auto& op : torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(aten))) {
     const auto& schema = op->schema();
     bool ok = true;
     for (const auto& a : n.args) {
+      if (const ParamSpec* ps = spec ? spec->param(a.name) : nullptr; ps && !ps->in_aten) continue;
       auto idx = schema.argumentIndexWithName(a.name);
       if (!idx || !binds(schema.arguments()[*idx].type(), a.value)) {
         ok = false;

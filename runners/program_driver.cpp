@@ -114,10 +114,13 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
     size_t n_out = p.body.yields.size();
     // Every call gets fresh copies of the data inputs: a program that writes
     // to an input (through an alias) must not see its own earlier writes.
+    // ... and the same random draws: random ops (dropout) see one generator
+    // state in every call and every runner, as in the Python runtime.
     auto call = [&](int m) {
       std::vector<at::Tensor> fresh = inputs[m];
       for (size_t i = 0; i < fresh.size(); ++i)
         if (!fresh[i].requires_grad()) fresh[i] = fresh[i].clone();
+      at::manual_seed(0);
       return forward(fresh);
     };
     // A parameter autograd gave no gradient (None, undefined) gets a zero

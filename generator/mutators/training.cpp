@@ -32,8 +32,8 @@ bool training_mutator(Program& p, Choices& c, const GenPolicy& policy) {
   if (p.plan.world > 1) return false;  // a parallel plan is chosen with the training step
   if (!p.is_training()) {
     // Generation keeps in-place writes and half precision out of training
-    // programs (autograd rejects many writes; CPU kernels lack half grads).
-    if (has_inplace_op(p) || has_half_value(p)) return false;
+    // programs (autograd rejects many writes; 1.13's CPU kernels lack half grads).
+    if (has_inplace_op(p) || (has_half_value(p) && p.target == Target::torch113)) return false;
     add_training_step(p, c, policy);
     return true;
   }

@@ -69,10 +69,12 @@ std::string infer_div(const Program& p, const Node& n, std::vector<TensorType>& 
 // pow: a positive base, a small exponent; integer bases only to non-negative
 // integer powers.
 bool gen_pow(GenContext& g, const OpSpec& s, Node& n) {
-  auto v = g.first([&](const TensorType& t) { return is_float(t.dtype) || is_int(t.dtype); });
+  auto v = g.first([&](const TensorType& t) {
+    return (is_float(t.dtype) || is_int(t.dtype)) && dtype_allowed(s, t.dtype, g.program().target);
+  });
   if (!v) {
     if (g.focus()) return false;
-    v = g.new_input({g.random_float_dtype(), g.random_shape(0, 4)});
+    v = g.new_input({g.random_float_dtype(s.half_ok), g.random_shape(0, 4)});
   }
   const TensorType self = g.program().type(*v);
   Choices& c = g.choices();
@@ -93,6 +95,8 @@ std::string infer_pow(const Program& p, const Node& n, std::vector<TensorType>& 
   const Arg* e = n.arg("exponent");
   if (!self || !e) return "pow needs self and exponent";
   if (is_bool(self->dtype)) return "pow is not defined for bool tensors";
+  if (!dtype_allowed(*find_op(n.op), self->dtype, p.target))
+    return std::string("dtype ") + dtype_name(self->dtype) + " not supported by pow";
   Shape shape = self->shape;
   ResultType rt;
   rt.add_tensor(self->dtype, self->rank());

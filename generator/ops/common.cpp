@@ -175,6 +175,18 @@ int64_t random_dim_index(GenContext& g, int rank) {
   return g.choices().range(-r, r - 1);
 }
 
+// A 0-d value whose .item() becomes a Python number: one of the program's, or
+// the sum of `self` (x * x.sum().item(), a normalization people write).
+std::optional<int> item_source(GenContext& g, int self) {
+  auto v = g.pick([](const TensorType& t) { return t.rank() == 0 && !is_bool(t.dtype); });
+  if (v && g.choices().coin(0.5)) return v;
+  Node sum;
+  sum.op = "sum";
+  sum.args = {{"self", ValueRef{self}}};
+  auto outs = g.emit(sum);
+  return outs ? std::optional<int>(outs->front()) : v;
+}
+
 bool gen_binary(GenContext& g, const OpSpec& s, Node& n) {
   auto v =
       g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target) && !is_bool(t.dtype); });
@@ -188,7 +200,11 @@ bool gen_binary(GenContext& g, const OpSpec& s, Node& n) {
   n.args = {{"self", ValueRef{*v}}};
   const ParamSpec* other_spec = s.param("other");
   bool number_ok = other_spec && other_spec->kind == ParamKind::tensor_or_number;
-  if (number_ok && g.choices().coin(0.35)) {
+  std::optional<int> scalar_source;
+  if (number_ok && g.choices().coin(g.policy().p_item)) scalar_source = item_source(g, *v);
+  if (scalar_source) {
+    n.args.push_back({"other", ValueRef{*scalar_source, true}});  // other.item(): a number the data decides
+  } else if (number_ok && g.choices().coin(0.35)) {
     n.args.push_back({"other", random_number(g, self.dtype, -2, 2)});
   } else {
     // Mostly the same dtype; sometimes another, to exercise promotion.

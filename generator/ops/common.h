@@ -59,5 +59,9 @@ ArgValue special_number(GenContext& g, DType t);
 ArgValue written_number(GenContext& g, DType t, double lo, double hi);
 // A dim in [-rank, rank) (rank 0 gives 0 or -1).
 int64_t random_dim_index(GenContext& g, int rank);
+// A bool mask of `shape` with exactly k trues in every row of its last dim,
+// at positions the program's data decides (dynamic.cpp); `count` is
+// its number of trues in all.
+int counted_mask(GenContext& g, const Shape& shape, int64_t& count);
 
 }  // namespace dlfuzz::ops

@@ -14,10 +14,16 @@ import torch
 import dlfuzz_runtime as rt
 
 
+# What a batched function may not hold: a data-dependent `if` or `.item()`
+# (graph breaks: the batch would be compiled in pieces and gain nothing), and
+# random ops (dropout: the programs of a batch would share one random stream,
+# each drawing what the one before it left).
+UNBATCHABLE = ("if bool(", ".item()", "torch.dropout(")
+
+
 def batchable(program):
-    """One rank, and no data-dependent `if` (a graph break: the batch would be
-    compiled in pieces and gain nothing)."""
-    return int(program["world"]) == 1 and "if bool(" not in program["function"]
+    """One rank, and nothing of UNBATCHABLE in its function."""
+    return int(program["world"]) == 1 and not any(s in program["function"] for s in UNBATCHABLE)
 
 
 def combined_function(fns, arities):

@@ -368,6 +368,7 @@ def _run(meta, fn):
     result = {"outputs": [], "losses": [], "grads": [], "params": [], "digests": []}
     if meta.train is None:
         with torch.no_grad():
+            torch.manual_seed(0)  # random ops (dropout) draw the same in every runner
             outs = fn(*inputs)
         result["outputs"] = list(outs)
     else:
@@ -385,6 +386,7 @@ def _run(meta, fn):
         for step in range(steps):
             for p in params:
                 p.grad = None
+            torch.manual_seed(0)
             outs = fn(*[x if x.requires_grad else x.clone() for x in inputs])
             loss = outs[-1]
             result["losses"].append(loss.item())

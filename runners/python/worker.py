@@ -68,6 +68,12 @@ if "--rank" in sys.argv:  # a rank process dies with the worker, even while it i
 
 import torch  # noqa: E402
 
+if hasattr(torch, "_inductor"):
+    # Random ops (dropout) in compiled code draw from PyTorch's generator as
+    # eager does, so both see one mask (every run seeds it: dlfuzz_runtime.run).
+    import torch._inductor.config  # noqa: E402
+    torch._inductor.config.fallback_random = True
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import batching  # noqa: E402
 import dlfuzz_runtime as rt  # noqa: E402
@@ -175,6 +181,18 @@ def torch_compile(fn, **options):
     return torch.compile(fn, **options)
 
 
+def dynamic_fn(fn):
+    """torch.compile(dynamic=True) with data-dependent sizes and .item() traced
+    (unbacked symbols) instead of graph breaks: the settings apply while a
+    call compiles, so every call runs under them."""
+    compiled = torch_compile(fn, dynamic=True)
+
+    def call(*args):
+        with torch._dynamo.config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True):
+            return compiled(*args)
+    return call
+
+
 def aoti_fn(meta, fn):
     """torch.export the program, compile it with AOTInductor, load the package."""
     if not hasattr(torch, "export"):
@@ -199,7 +217,7 @@ RUNNERS = {
     "py-eager": lambda meta, fn: fn,
     "py-eager64": lambda meta, fn: fn,  # its function and inputs are float64 already (load())
     "inductor": lambda meta, fn: torch_compile(fn),
-    "inductor-dynamic": lambda meta, fn: torch_compile(fn, dynamic=True),
+    "inductor-dynamic": lambda meta, fn: dynamic_fn(fn),
     "py-eager-resized": lambda meta, fn: fn,
     "py-eager64-resized": lambda meta, fn: fn,
     "aot-eager": lambda meta, fn: torch_compile(fn, backend="aot_eager"),

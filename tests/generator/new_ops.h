@@ -40,4 +40,25 @@ inline GenPolicy expressive_ops_policy() {
   return policy;
 }
 
+// Issue 19's third part: data-dependent sizes (nonzero, masked_select, x[mask]
+// and argsort, which makes their masks), Python's subscript (x[i], x[i] = v),
+// the _foreach_* ops, dropout, and view(dtype) (torch2 programs only, with
+// _foreach_lerp).
+inline const std::vector<std::string> kDataOps = {
+    "argsort",     "nonzero",      "masked_select", "index",           "setitem",        "_foreach_add",
+    "_foreach_sub", "_foreach_mul", "_foreach_div",  "_foreach_maximum", "_foreach_abs",   "_foreach_neg",
+    "_foreach_exp", "_foreach_sqrt", "_foreach_sigmoid", "_foreach_addcmul", "dropout"};
+inline const std::vector<std::string> kTorch2DataOps = {"view_dtype", "_foreach_lerp"};
+
+// Their families weigh 8, every other family 1 (collectives 0).
+inline GenPolicy data_ops_policy(Target target = Target::torch113) {
+  GenPolicy policy;
+  policy.target = target;
+  for (auto& [family, w] : policy.family_weights) w = 1;
+  policy.family_weights["collective"] = 0;
+  for (const char* f : {"dynamic", "subscript", "foreach", "random", "bitcast", "inplace"})
+    policy.family_weights[f] = 8;
+  return policy;
+}
+
 }  // namespace dlfuzz::test

@@ -69,7 +69,8 @@ TEST(Target, TorchTwoProgramsUseWhatOneThirteenLacks) {
             << u.programs << "\n";
   EXPECT_GT(u.i16, 30);
   EXPECT_GT(u.half_where_113_lacks, 30);
-  EXPECT_EQ(u.torch2_ops, (std::set<std::string>{"rms_norm", "scaled_dot_product_attention"}));
+  EXPECT_EQ(u.torch2_ops,
+            (std::set<std::string>{"rms_norm", "scaled_dot_product_attention", "view_dtype", "_foreach_lerp"}));
 }
 
 TEST(Target, HeaderFieldRoundTripsAndIsChecked) {
