@@ -89,7 +89,10 @@ c10::IValue to_ivalue(const c10::TypePtr& type_in, const ArgValue& v, const OpCa
 
 std::string signature(const std::string& aten, const Node& n) {
   std::string s = aten;
-  for (const auto& a : n.args) s += "," + a.name + ":" + std::to_string(a.value.index());
+  for (const auto& a : n.args) {
+    s += "," + a.name + ":" + std::to_string(a.value.index());
+    if (auto* r = std::get_if<ValueRef>(&a.value); r && r->item) s += "i";  // a number, not a tensor
+  }
   return s;
 }
 

@@ -163,6 +163,9 @@ void register_ops_einsum(std::vector<OpSpec>& ops) {
   s.generate = gen_einsum;
   s.float_only = true;
   s.half_ok = false;  // like mm: 1.13's CPU matmuls lack f16
+  // One operand and no sum ("jk->kj", "ii->i") gives a view of it: never
+  // written in place (a view of a leaf param is an autograd error).
+  s.may_alias = true;
   s.python = "torch.einsum";
   ops.push_back(s);
 }

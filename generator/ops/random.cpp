@@ -3,7 +3,10 @@
 // each call of the program, and the Python worker sets Inductor's
 // fallback_random, under which compiled random ops draw what eager draws; so
 // eager and compiled see the same mask and their results compare like any
-// other. Not over ranks: rank threads share one generator.
+// other. One random op per program: compilers drop a dead dropout (TorchScript
+// did) and may reorder independent ones, so with two the second would draw
+// what the first left on one side and not the other. Not over ranks: rank
+// threads share one generator.
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -23,13 +26,27 @@ std::string infer_dropout(const Program& p, const Node& n, std::vector<TensorTyp
   return "";
 }
 
+bool has_random_op(const Program& p) {
+  bool found = false;
+  for_each_node(p.body, [&](const Node& n) {
+    const OpSpec* s = find_op(n.op);
+    found |= s && s->family == "random";
+  });
+  return found;
+}
+
 bool gen_dropout(GenContext& g, const OpSpec& s, Node& n) {
-  if (g.program().plan.world > 1) return false;
+  if (g.program().plan.world > 1 || has_random_op(g.program())) return false;
   auto v = g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target); });
   if (!v) {
     if (g.focus()) return false;
     v = g.new_input({g.random_float_dtype(s.half_ok), g.random_shape(0, 4)});
   }
+  // Masks are drawn in memory order, and TorchScript's autodiff draws its own
+  // in contiguous order where eager keeps the input's strides: the same draws
+  // land elsewhere in a transposed input. Contiguous inputs only, so layouts
+  // do not decide where the zeros go.
+  v = g.emit1("contiguous", {{"self", ValueRef{*v}}});
   Choices& c = g.choices();
   double p = c.coin(0.1) ? c.pick(std::vector<double>{0.0, 1.0}) : 0.1 * static_cast<double>(c.range(1, 8));
   n.args = {{"input", ValueRef{*v}}, {"p", p}, {"train", !c.coin(0.1)}};
@@ -46,6 +63,7 @@ void register_ops_random(std::vector<OpSpec>& ops) {
   s.infer = infer_dropout;
   s.generate = gen_dropout;
   s.float_only = true;
+  s.half_ok = false;  // 1.13's CPU bernoulli has no f16 kernel
   s.python = "torch.dropout";
   ops.push_back(s);
 }

@@ -13,6 +13,7 @@
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "generator/summary.h"
+#include "oracles/evaluate.h"
 #include "runners/runner.h"
 
 namespace dlfuzz {
@@ -101,6 +102,60 @@ TEST(ExpressiveOps, TorchScriptRunsThemWithTheIRsTypes) {
 TEST(ExpressiveOps, PythonEagerRunsThemOnThProjectsPyTorch) {
   if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
   python_eager_runs_them(test::expressive_ops_policy(), 120);
+}
+
+// Data-dependent sizes (their count annotations hold: outputs have the IR's
+// shapes), subscripts, _foreach_*, dropout and .item(): eager and TorchScript
+// (LibTorch 1.13) and the Python worker's eager on torch2 programs (with
+// view(dtype) and _foreach_lerp).
+TEST(DataOps, EagerRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("eager", test::data_ops_policy(), test::kDataOps, 400);
+}
+
+TEST(DataOps, TorchScriptRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("ts", test::data_ops_policy(), test::kDataOps, 150);
+}
+
+TEST(DataOps, PythonEagerRunsThemOnThProjectsPyTorch) {
+  if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  python_eager_runs_them(test::data_ops_policy(Target::torch2), 120);
+}
+
+// Dropout draws one mask in every runner: each call is seeded, and Inductor
+// runs with fallback_random. A program of two dropouts (one of them in the
+// loss's path) agrees between eager, TorchScript, NNC, Inductor and
+// AOTAutograd, gradients and updated params included.
+TEST(DataOps, DropoutDrawsTheSameMaskEverywhere) {
+  const std::string text =
+      "dlfuzz 1 seed=1 policy=0 mode=train device=cpu world=1 plan=none\n"
+      "input %x0 : f32[8,16] range(-2.0,2.0)\n"
+      "param %w0 : f32[8,16] range(-0.5,0.5)\n"
+      "target %y0 : f32[8,8] range(-1.0,1.0)\n"
+      "%1 : f32[8,8] = linear %x0, %w0\n"
+      "%2 : f32[8,8] = dropout %1, 0.3, true\n"
+      "%3 : f32[8,8] = sin %2\n"
+      "%4 : f32[8,8] = dropout %3, 0.5, true\n"
+      "%5 : f32[] = mse_loss %4, %y0\n"
+      "return %4\n"
+      "loss %5\n"
+      "step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=2\n";
+  ParseResult parsed = parse_program(text, "dropout.dlf");
+  ASSERT_TRUE(parsed.ok()) << parsed.error->str();
+  std::vector<std::string> runners = {"ts", "ts-nnc"};
+  bool python = test::venv_imports("torch");
+  if (python) runners.insert(runners.end(), {"inductor", "aot-eager"});
+  Executor ex(test::python_options());
+  Evaluation ev = evaluate(ex, parsed.program, runners, false);
+  EXPECT_TRUE(ev.reference_failures.empty()) << ev.reference_failures.at(0);
+  for (const auto& f : ev.findings) ADD_FAILURE() << f.test_runner << ": " << f.detail;
+  for (const auto& r : ev.results) {
+    ASSERT_TRUE(r.ok()) << r.runner << ": " << r.error;
+    ASSERT_EQ(r.outputs.size(), 1u);
+    int64_t zeros = 0;  // the mask dropped some of the values: the test tests something
+    for (int64_t i = 0; i < r.outputs[0].numel(); ++i) zeros += r.outputs[0].at(i) == 0;
+    EXPECT_GT(zeros, 8) << r.runner;
+  }
+  EXPECT_EQ(ev.results.size(), runners.size() + (python ? 4u : 2u));
 }
 
 }  // namespace dlfuzz
