@@ -79,6 +79,7 @@ void GenContext::record_input(int id, const TensorType& t, InputKind k, Init ini
   else if (init == Init::zeros) ranges_[id] = {0, 0};
   else if (init == Init::ones) ranges_[id] = {1, 1};
   no_write_.insert(id);
+  exact_.insert(id);
   if (k == InputKind::param) from_param_.insert(id);
 }
 
@@ -275,6 +276,27 @@ int GenContext::emit1(const std::string& op, std::vector<Arg> args) {
   return outs->front();
 }
 
+namespace {
+// Float ops whose results are their inputs' values moved, selected, rounded
+// once or compared: the same bits on every backend when their inputs have
+// them. Arithmetic is not among them: compilers reorder sums, contract
+// multiply-adds and keep half-precision intermediates in float32, so its
+// results differ in the last bits, which is no bug; read as integers
+// (view(dtype)) or ranked (argsort), those bits would be compared exactly.
+bool moves_values(const std::string& op) {
+  static const std::set<std::string> ops = {
+      "clone",  "contiguous", "index",     "setitem",   "index_select", "gather",    "masked_select", "masked_fill",
+      "cat",    "stack",      "flip",      "roll",      "repeat",       "sort",      "topk",          "cummax",
+      "cummin", "neg",        "abs",       "relu",      "clamp",        "round",     "floor",         "ceil",
+      "trunc",  "maximum",    "minimum",   "where",     "amax",         "amin",      "to",            "type_as",
+      "tril",   "triu",       "index_fill", "index_copy", "scatter",    "zeros_like", "ones_like",    "full_like",
+      "new_zeros", "new_ones", "new_full", "zeros",     "ones",         "full",      "arange"};
+  std::string base = op;
+  if (!base.empty() && base.back() == '_') base.pop_back();
+  return ops.count(base) > 0;
+}
+}  // namespace
+
 void GenContext::record(const OpSpec* spec, const Node& n) {
   std::vector<int> ins = node_inputs(n);
   bool is_view = spec && spec->view;
@@ -296,6 +318,12 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
       for (int v : node_inputs(inner))
         if (from_param_.count(v) && is_float(p_.type(v).dtype)) param_fed = true;
     });
+  // Exact in, exact out for views, value-moving ops and integer or bool results.
+  bool exact = n.blocks.empty();
+  for (int v : ins) exact &= exact_.count(v) > 0;
+  bool int_out = true;
+  for (int o : n.outputs) int_out &= !is_float(p_.type(o).dtype);
+  exact &= spec && (spec->view || moves_values(n.op) || int_out);
   std::vector<Interval> in_ranges;
   for (size_t i = 0; i < n.outputs.size(); ++i) {
     int o = n.outputs[i];
@@ -309,6 +337,7 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
       no_write_.insert(base);
     }
     if (spec && spec->saves_output) saved_roots_.insert(root_[o]);
+    if (exact) exact_.insert(o);
   }
   // A loop or branch may yield one of its inputs unchanged: its outputs may
   // alias them, so neither side is written in place.
@@ -321,9 +350,13 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
   if (spec && spec->inplace && !ins.empty()) {
     int base = root_[ins[0]];
     if (param_fed) from_param_.insert(base);
-    // Every alias of the mutated tensor now holds new values.
-    for (size_t v = 0; v < root_.size(); ++v)
-      if (root_[v] == base && v != static_cast<size_t>(n.outputs.at(0))) ranges_[v] = Interval{};
+    // Every alias of the mutated tensor now holds new values, inexact ones
+    // when the write was.
+    for (size_t v = 0; v < root_.size(); ++v) {
+      if (root_[v] != base) continue;
+      if (!exact) exact_.erase(static_cast<int>(v));
+      if (v != static_cast<size_t>(n.outputs.at(0))) ranges_[v] = Interval{};
+    }
   }
 }
 

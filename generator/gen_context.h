@@ -80,6 +80,9 @@ class GenContext {
   std::optional<int> focus() const { return focus_; }
   bool at_top_level() const { return blocks_.size() == 1; }
   bool depends_on_param(int v) const { return from_param_.count(v) > 0; }
+  // Whether every backend computes v's bits alike (see gen_context.cpp): what
+  // ops that read bits (view(dtype)) or rank values (argsort) may take.
+  bool is_exact(int v) const { return exact_.count(v) > 0; }
   std::string last_error;  // the type rule's text when emit() rejects a node
 
  private:
@@ -100,6 +103,7 @@ class GenContext {
   std::set<int> root_read_;    // roots read by a non-view node
   std::set<int> saved_roots_;  // roots autograd saved (producer saves output)
   std::set<int> from_param_;   // values computed from a param
+  std::set<int> exact_;        // values with the same bits on every backend
   int next_name_ = 1;
   int n_data_ = 0, n_param_ = 0, n_target_ = 0;
 

@@ -184,6 +184,20 @@ class Generator {
   // A view of a fresh intermediate, an in-place op through it, and a later use
   // of the base: the aliasing pattern compilers get wrong.
   void inplace_on_view() {
+    // torch2 inference programs: sometimes the bits of a fresh copy of a value
+    // with the same bits everywhere, as integers of its size (view(dtype)),
+    // nudged in place: the float base reads other values.
+    if (p_.target == Target::torch2 && !p_.is_training() && c_.coin(0.3)) {
+      auto src = g_.pick([&](const TensorType& t) { return is_float(t.dtype) && t.rank() >= 1; });
+      if (!src || !g_.is_exact(*src)) return;
+      int base = g_.emit1("clone", {{"self", ValueRef{*src}}});
+      int size = dtype_size(p_.type(base).dtype);
+      DType bits = size == 8 ? DType::i64 : size == 4 ? DType::i32 : DType::i16;
+      int view = g_.emit1("view_dtype", {{"self", ValueRef{base}}, {"dtype", bits}});
+      g_.emit1(c_.coin(0.5) ? "add_" : "sub_", {{"self", ValueRef{view}}, {"other", int64_t(c_.range(1, 3))}});
+      g_.emit1("mul", {{"self", ValueRef{base}}, {"other", 0.5}});
+      return;
+    }
     auto base = g_.pick_mutable([](const TensorType& t) { return is_float(t.dtype) && t.rank() >= 2; });
     if (!base) {
       // Make a fresh intermediate to write to.

@@ -34,9 +34,11 @@ std::string infer_view_dtype(const Program& p, const Node& n, std::vector<Tensor
   return "";
 }
 
+// Only of values with the same bits on every backend (GenContext::is_exact):
+// the last-bit differences of float arithmetic, reinterpreted, are no bug.
 bool gen_view_dtype(GenContext& g, const OpSpec& s, Node& n) {
   auto v = operand(g, s, 0);
-  if (!v) return false;
+  if (!v || !g.is_exact(*v)) return false;
   const TensorType t = g.program().type(*v);
   Choices& c = g.choices();
   std::vector<DType> same, other;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "tests/generator/infer_table.h"
 #include "tests/generator/new_ops.h"
@@ -142,9 +143,15 @@ TEST(OpsDynamic, EveryOpIsGeneratedValidAndRoundTrips) {
   for (Target target : {Target::torch113, Target::torch2}) {
     GenPolicy policy = test::data_ops_policy(target);
     std::map<std::string, int> used;
-    int items = 0;
+    int items = 0, bit_writes = 0;
     for (uint64_t seed = 0; seed < 800; ++seed) {
       Program p = generate_program(policy, seed);
+      std::set<int> bitcasts;  // view(dtype) outputs, then written in place
+      for (const Node& n : p.body.nodes) {
+        if (n.op == "view_dtype") bitcasts.insert(n.outputs[0]);
+        const auto* self = n.args.empty() ? nullptr : std::get_if<ValueRef>(&n.args[0].value);
+        if (find_op(n.op) && find_op(n.op)->inplace && self && bitcasts.count(self->id)) ++bit_writes;
+      }
       ASSERT_EQ(verify(p), "") << "seed " << seed;
       std::string text = print_program(p);
       ParseResult r = parse_program(text, "gen.dlf");
@@ -161,6 +168,7 @@ TEST(OpsDynamic, EveryOpIsGeneratedValidAndRoundTrips) {
       else EXPECT_EQ(used[op], 0) << op << " in a torch1.13 program";
     }
     EXPECT_GE(items, 20) << "programs with .item()";
+    if (target == Target::torch2) EXPECT_GE(bit_writes, 10) << "in-place writes through view(dtype)";
   }
 }
 
