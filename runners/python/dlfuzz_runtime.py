@@ -11,8 +11,10 @@ Names starting with _dlfuzz_ are called by emitted program functions (collective
 parallelism): they must stay module-level under these names.
 """
 import argparse
+import copy
 import datetime
 import hashlib
+import importlib
 import json
 import math
 import os
@@ -404,11 +406,41 @@ def _run(meta, fn):
     return result
 
 
-def compiled(fn, backend):
+def resized_meta(meta):
+    """meta with the batch resized: every data input (params keep their shapes)
+    whose dim 0 is the first data input's, B, gets B + 1 (3 when B is 0 or 1:
+    dynamic=True specializes those sizes). None when no data input has a dim."""
+    data = [i for i, spec in enumerate(meta.inputs) if i not in meta.params and spec[0]]
+    if not data:
+        return None
+    batch = meta.inputs[data[0]][0][0]
+    size = batch + 1 if batch >= 2 else 3
+    out = copy.copy(meta)
+    out.inputs = [(([size] + list(spec[0][1:])) if i in data and spec[0][0] == batch else spec[0],) + tuple(spec[1:])
+                  for i, spec in enumerate(meta.inputs)]
+    return out
+
+
+def capture_data_dependent(compiled_fn):
+    """Calls of a compiled function with data-dependent sizes (nonzero,
+    masked_select, x[mask]) and .item() traced as unbacked symbols instead of
+    graph breaks: the settings apply while a call compiles, so every call runs
+    under them (inductor-dynamic, and the repro's --dynamic)."""
+    def call(*args):
+        with torch._dynamo.config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True):
+            return compiled_fn(*args)
+    return call
+
+
+def compiled(fn, backend, dynamic=False):
     if backend == "eager":
         return fn
     if backend == "script" or not hasattr(torch, "compile"):  # torch 1.x has no torch.compile
         return torch.jit.script(fn)
+    # Compiled random ops (dropout) draw what eager draws from the seeded generator.
+    importlib.import_module("torch._inductor.config").fallback_random = True
+    if dynamic:
+        return capture_data_dependent(torch.compile(fn, backend=backend, dynamic=True))
     return torch.compile(fn, backend=backend)
 
 
@@ -502,6 +534,9 @@ def main(meta, fn):
     ap = argparse.ArgumentParser(description="dlfuzz repro: eager vs a compiled path")
     ap.add_argument("--backend", default="inductor",
                     help="inductor, aot_eager, eager, or script (torch.jit.script)")
+    ap.add_argument("--dynamic", action="store_true",
+                    help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
+                         " function again with the batch resized (as dlfuzz's inductor-dynamic)")
     ap.add_argument("--dump-json", help="write the eager results here and exit")
     args = ap.parse_args()
     world = meta.world
@@ -519,8 +554,15 @@ def main(meta, fn):
             with open(args.dump_json, "w") as f:
                 json.dump(dumps[0] if world == 1 else {"world": world, "ranks": dumps}, f)
         return 0
+    resized = resized_meta(meta) if args.dynamic else None
     try:
-        got = run(meta, compiled(fn, args.backend))
+        compiled_fn = compiled(fn, args.backend, args.dynamic)
+        got = run(meta, compiled_fn)
+        if resized is not None:  # the same compiled function at another batch size, against eager there
+            ref_resized, got_resized = run(resized, fn), run(resized, compiled_fn)
+            for key in ("outputs", "losses", "grads", "params"):
+                ref[key] = list(ref[key]) + list(ref_resized[key])
+                got[key] = list(got[key]) + list(got_resized[key])
     except Exception as e:  # the compiled path failing is the finding
         print(*([f"rank {rank}:"] if world > 1 else []), "compiled path raised:", type(e).__name__,
               str(e).splitlines()[0] if str(e) else "")

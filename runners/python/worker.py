@@ -181,18 +181,6 @@ def torch_compile(fn, **options):
     return torch.compile(fn, **options)
 
 
-def dynamic_fn(fn):
-    """torch.compile(dynamic=True) with data-dependent sizes and .item() traced
-    (unbacked symbols) instead of graph breaks: the settings apply while a
-    call compiles, so every call runs under them."""
-    compiled = torch_compile(fn, dynamic=True)
-
-    def call(*args):
-        with torch._dynamo.config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True):
-            return compiled(*args)
-    return call
-
-
 def aoti_fn(meta, fn):
     """torch.export the program, compile it with AOTInductor, load the package."""
     if not hasattr(torch, "export"):
@@ -217,7 +205,7 @@ RUNNERS = {
     "py-eager": lambda meta, fn: fn,
     "py-eager64": lambda meta, fn: fn,  # its function and inputs are float64 already (load())
     "inductor": lambda meta, fn: torch_compile(fn),
-    "inductor-dynamic": lambda meta, fn: dynamic_fn(fn),
+    "inductor-dynamic": lambda meta, fn: rt.capture_data_dependent(torch_compile(fn, dynamic=True)),
     "py-eager-resized": lambda meta, fn: fn,
     "py-eager64-resized": lambda meta, fn: fn,
     "aot-eager": lambda meta, fn: torch_compile(fn, backend="aot_eager"),
@@ -235,27 +223,12 @@ RUNNERS = {
 RESIZED_RUNNERS = ("inductor-dynamic", "py-eager-resized", "py-eager64-resized")
 
 
-def resized_meta(meta):
-    """meta with the batch resized: every data input (params keep their shapes)
-    whose dim 0 is the first data input's, B, gets B + 1 (3 when B is 0 or 1:
-    dynamic=True specializes those sizes). None when no data input has a dim."""
-    data = [i for i, spec in enumerate(meta.inputs) if i not in meta.params and spec[0]]
-    if not data:
-        return None
-    batch = meta.inputs[data[0]][0][0]
-    size = batch + 1 if batch >= 2 else 3
-    out = copy.copy(meta)
-    out.inputs = [(([size] + list(spec[0][1:])) if i in data and spec[0][0] == batch else spec[0],) + tuple(spec[1:])
-                  for i, spec in enumerate(meta.inputs)]
-    return out
-
-
 def append_resized(result, meta, program_fn, fn):
     """The run at the resized batch appended to the result's outputs, losses,
     grads and params, where eager accepts that size (a program whose shapes
     are fixed by its ops, e.g. a reshape to literal sizes, is left as is: the
     reference and the test decide alike, by eager)."""
-    resized = resized_meta(meta)
+    resized = rt.resized_meta(meta)
     if resized is None:
         return
     try:

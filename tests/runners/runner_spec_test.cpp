@@ -132,7 +132,7 @@ TEST(RunnerSpec, ReportBackendFromTheTable) {
   d.program = "not a program";
   for (const auto& [runner, backend] :
        std::vector<std::pair<std::string, std::string>>{{"inductor", "inductor"},
-                                                        {"inductor-dynamic", "inductor"},
+                                                        {"inductor-dynamic", "inductor --dynamic"},
                                                         {"aot-eager", "aot_eager"},
                                                         {"ts-nnc", "script"},
                                                         {"ts+plugin:/x.so", "script"},
