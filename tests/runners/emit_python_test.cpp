@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "generator/dlf.h"
 #include "generator/emit.h"
 #include "generator/generator.h"
 #include "runners/runner.h"
@@ -94,6 +95,36 @@ TEST(EmitPython, RunsWithTheProjectsPyTorch) {
     EXPECT_EQ(std::system((python + " " + script + " --dump-json " + script + ".json >/dev/null 2>&1").c_str()), 0)
         << "seed " << seed << ": " << script;
   }
+}
+
+}  // namespace dlfuzz
+
+namespace dlfuzz {
+
+// --dynamic replays inductor-dynamic: one compiled function (dynamic=True,
+// data-dependent sizes traced) at the program's batch and at another. With
+// aot_eager (no C++ compile) a masked_select program agrees with eager at both.
+TEST(EmitPython, DynamicReplayCallsTheCompiledFunctionAtTwoBatchSizes) {
+  const std::string python = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
+  if (!python_has_torch(python)) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=1 policy=0 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %x0 : f32[4,3] range(-2.0,2.0)\n"
+      "%1 : i64[4,3] = argsort %x0, dim=-1, stable=true\n"
+      "%2 : bool[4,3] = lt %1, 2\n"
+      "%3 : f32[8] = masked_select %x0, %2, count=8\n"
+      "%4 : f32[] = sum %x0\n"
+      "%5 : f32[8] = mul %3, item(%4)\n"
+      "return %5\n");
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  std::string script = write_script(r.program, "dynamic_replay.py");
+  std::string out = script + ".out";
+  ASSERT_EQ(std::system((python + " " + script + " --backend aot_eager --dynamic >" + out + " 2>&1").c_str()), 0);
+  std::ifstream in(out);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // outputs[0] at the program's batch (8 values), outputs[1] at the resized one (10).
+  EXPECT_NE(text.find("outputs[1] max abs diff 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("max abs diff 0\n"), std::string::npos) << text;
 }
 
 }  // namespace dlfuzz
