@@ -8,6 +8,8 @@
 // The compilers see a size they cannot know before running: an unbacked
 // symbol under torch.compile (a graph break unless
 // capture_dynamic_output_shape_ops is on), a dynamic shape in TorchScript.
+#include <algorithm>
+
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -16,7 +18,11 @@ using namespace ops;
 int ops::counted_mask(GenContext& g, const Shape& shape, int64_t& count) {
   Choices& c = g.choices();
   const int64_t row = shape.empty() ? 1 : shape.back();
-  const int64_t k = c.range(0, row);
+  // At least 2 trues a row where the row has them: torch.compile treats a
+  // data-dependent size as neither 0 nor 1 (it broadcasts as itself), and a
+  // runtime assert stops a program where it is (seen: lerp of a [n] and a
+  // masked_select of one element). That is its documented rule, no bug.
+  const int64_t k = c.range(std::min<int64_t>(2, row), row);
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < shape.size(); ++d) rows *= shape[d];
   count = k * rows;
@@ -75,8 +81,11 @@ std::string infer_nonzero(const Program& p, const Node& n, std::vector<TensorTyp
 
 bool gen_nonzero(GenContext& g, const OpSpec&, Node& n) {
   if (g.focus()) return false;  // its mask is built from fresh nodes
+  Shape shape = g.random_shape(1, 3);
+  for (int64_t& d : shape) d = std::max<int64_t>(d, 1);
+  shape.back() = std::max<int64_t>(shape.back(), 2);  // sizes of 0 and 1: see counted_mask
   int64_t count;
-  int mask = counted_mask(g, g.random_shape(1, 3), count);
+  int mask = counted_mask(g, shape, count);
   n.args = {{"self", ValueRef{mask}}, {"count", count}};
   return true;
 }
@@ -97,6 +106,7 @@ bool gen_masked_select(GenContext& g, const OpSpec& s, Node& n) {
   auto v = operand(g, s, 1);
   if (!v) return false;
   const Shape shape = g.program().type(*v).shape;
+  if (shape.back() < 2 || std::count(shape.begin(), shape.end(), 0)) return false;  // see counted_mask
   int64_t count;
   int mask = counted_mask(g, shape, count);
   n.args = {{"self", ValueRef{*v}}, {"mask", ValueRef{mask}}, {"count", count}};

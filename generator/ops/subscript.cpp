@@ -87,6 +87,7 @@ std::vector<int> make_indices(GenContext& g, const TensorType& self, std::option
   const int lead = static_cast<int>(c.range(1, std::min(self.rank(), 2)));
   const Shape lead_shape(self.shape.begin(), self.shape.begin() + lead);
   int mode = static_cast<int>(c.below(3));
+  if (lead_shape.back() < 2) mode = 0;  // a mask of fewer than 2 a row: see counted_mask
   if (mode == 0) {
     Shape is = g.random_shape(1, 2);
     std::vector<int> ids;
