@@ -97,11 +97,11 @@ class Batched(unittest.TestCase):
 class Resized(unittest.TestCase):
     def test_data_inputs_get_another_batch_params_keep_theirs(self):
         meta = worker.load(TRAIN_SGD, False)[0]
-        resized = worker.resized_meta(meta)
+        resized = rt.resized_meta(meta)
         self.assertEqual([s[0] for s in resized.inputs], [[5, 3], [3, 2]])
         self.assertEqual([s[0] for s in meta.inputs], [[4, 3], [3, 2]])  # a copy
         one = worker.load(program("def program(x0):\n    return (x0,)\n", [[[1, 2]] + X[1:]]), False)[0]
-        self.assertEqual(worker.resized_meta(one).inputs[0][0], [3, 2])  # past 0 and 1, which dynamic=True specializes
+        self.assertEqual(rt.resized_meta(one).inputs[0][0], [3, 2])  # past 0 and 1, which dynamic=True specializes
 
     def test_reference_appends_the_resized_run(self):
         r = worker.run_one("py-eager-resized", TRAIN_SGD, 1)
@@ -126,7 +126,7 @@ class Resized(unittest.TestCase):
         worker.append_resized(got, meta, fn, compiled)
         torch._dynamo.reset()
         self.assertEqual([list(t.shape) for t in got["outputs"]], [[5, 3]])
-        resized = worker.resized_meta(meta)
+        resized = rt.resized_meta(meta)
         self.assertTrue(torch.equal(got["outputs"][0], rt.run(resized, fn)["outputs"][0]))
 
 if __name__ == "__main__":
