@@ -68,6 +68,20 @@ TEST(NumericOracle, NaNAndInfPositionsMustMatch) {
   EXPECT_NE(compare_tensor(f32({INFINITY}), f32({-INFINITY}), nullptr).find("Inf position"), std::string::npos);
 }
 
+// At the overflow threshold the order of additions decides between the
+// largest finite value and infinity: no finding where float64 puts the true
+// value there (same sign, top binade); a finding anywhere else.
+TEST(NumericOracle, OverflowAtTheDtypesLimitIsRounding) {
+  const float max = 3.4028234663852886e38f;
+  HostTensor at_limit = f64({3.4028234663852886e38, 1});
+  EXPECT_EQ(compare_tensor(f32({INFINITY, 1}), f32({max, 1}), &at_limit), "");
+  EXPECT_EQ(compare_tensor(f32({max, 1}), f32({INFINITY, 1}), &at_limit), "");
+  EXPECT_NE(compare_tensor(f32({INFINITY, 1}), f32({max, 1}), nullptr), "") << "no float64 to say so";
+  HostTensor small = f64({1e30, 1});
+  EXPECT_NE(compare_tensor(f32({INFINITY, 1}), f32({1e30f, 1}), &small), "") << "far from the limit";
+  EXPECT_NE(compare_tensor(f32({-INFINITY, 1}), f32({max, 1}), &at_limit), "") << "other sign";
+}
+
 // A missing gradient compares as zeros (the runners give every param one, zeros
 // where autograd gave none, before the step). A gradient that cancels to exactly
 // zero in one reduction order and to 1e-7 in another (ranks, fusion) is not a
