@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "cli/lanes.h"
 #include "cli/policy_options.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
@@ -49,8 +50,18 @@ using Clock = std::chrono::steady_clock;
 // One lane: its own executor (workers) and its own stream of seeds. A lane
 // counts the campaign's programs (the native lanes, or the Python lane when it
 // is alone) and, running PyTorch 2.x's runners, the programs through them.
+// A lane that keeps `share` of a core waits after each program (pause_after),
+// cut short by the deadline or a stop.
+void pause_for_share(double share, Clock::duration busy, Clock::time_point deadline) {
+  double secs = pause_after(std::chrono::duration<double>(busy).count(), share);
+  if (secs <= 0) return;
+  auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(secs));
+  while (!g_stop && Clock::now() < std::min(until, deadline))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
 void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, bool counts_programs, bool python_lane,
-          std::atomic<int64_t>& next_index, Shared& sh, Clock::time_point deadline) {
+          std::atomic<int64_t>& next_index, Shared& sh, Clock::time_point deadline, double share = 1) {
   ExecutorOptions eo = default_executor_options();
   eo.timeout_ms = opt.timeout_ms;
   eo.backend = opt.backend;
@@ -65,7 +76,9 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   // With --perf, programs run alone: a batch's call time is not one program's.
   int batch = python_lane && opt.envs.empty() && !opt.perf ? std::max(1, opt.batch) : 1;
   std::deque<std::pair<int64_t, CampaignProgram>> queue;
+  Clock::duration last_busy{0};
   while (!g_stop) {
+    pause_for_share(share, last_busy, deadline);
     if (opt.seconds > 0 && Clock::now() >= deadline) break;
     if (!counts_programs && g_native_done) break;
     if (queue.empty()) {
@@ -80,6 +93,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
       if (queue.empty()) break;
       if (programs.size() > 1) ex.prefetch(programs, runners);
     }
+    const auto began = Clock::now();
     Program p = std::move(queue.front().second.program);
     std::string origin = std::move(queue.front().second.origin);
     uint64_t seed = opt.seed + static_cast<uint64_t>(queue.front().first);
@@ -107,6 +121,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
         ev.findings.push_back(f);
       }
     }
+    last_busy = Clock::now() - began;
     std::lock_guard<std::mutex> lock(sh.mu);
     if (counts_programs) ++sh.programs;
     if (counts_programs && !origin.empty()) ++sh.mutants;
@@ -192,10 +207,9 @@ int run_campaign(const CampaignOptions& opt) {
   auto start = Clock::now();
   auto deadline = start + std::chrono::milliseconds(static_cast<int64_t>(opt.seconds * 1000));
   // Native runners take the programs; PyTorch 2.x's compilers, seconds per
-  // program, get a lane of their own over the same seeds, or every lane when
-  // no native runner is chosen.
-  int python_lanes = python.empty() ? 0 : native.empty() ? std::max(1, opt.jobs) : 1;
-  int native_lanes = native.empty() ? 0 : std::max(1, opt.jobs - python_lanes);
+  // program, get lanes of their own over the same seeds (cli/lanes.h).
+  const LaneSplit split = split_lanes(!native.empty(), !python.empty(), opt.jobs, opt.seconds > 0, opt.native_share);
+  const int python_lanes = split.python, native_lanes = split.native;
   std::atomic<int64_t> native_next{0}, python_next{0};
   std::atomic<int> lanes_done{0};
   std::vector<std::thread> threads;
@@ -208,7 +222,7 @@ int run_campaign(const CampaignOptions& opt) {
   std::atomic<int> native_running{native_lanes};
   for (int i = 0; i < native_lanes; ++i)
     threads.emplace_back([&] {
-      lane(opt, native, true, false, native_next, sh, deadline);
+      lane(opt, native, true, false, native_next, sh, deadline, split.native_share);
       if (--native_running == 0) g_native_done = true;
       ++lanes_done;
     });

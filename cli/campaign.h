@@ -23,6 +23,12 @@ struct CampaignOptions {
   // Programs per request to the PyTorch 2.x lane's worker, compiled as one
   // function where they can (Executor::prefetch); 1: each alone.
   int batch = 8;
+  // With a time budget and runners of both kinds: the share of a core the
+  // LibTorch lane keeps. It pauses between programs (native programs take
+  // milliseconds, PyTorch 2.x's compiles seconds), and every lane but it runs
+  // PyTorch 2.x, what users ship. 1: one PyTorch 2.x lane, the rest native,
+  // none pausing.
+  double native_share = 0.25;
   uint64_t seed = 1;
   std::string db = "dlfuzz.db";
   int timeout_ms = 30000;

@@ -31,6 +31,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     std::string envs, policy, ops, corpus, target = "auto";
     bool perf = false;
     double perf_threshold = 0.10;
+    double native_share = 0.25;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--time", o->time, "time budget: 90s, 10m, 2h");
@@ -47,6 +48,11 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
                   "programs a PyTorch 2.x lane compiles as one function (a finding is judged again on its program "
                   "alone); 1: each alone")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--native-share", o->native_share,
+                  "with --time and runners of both kinds: the share of a core the LibTorch lane keeps (it pauses "
+                  "between programs; every job runs PyTorch 2.x); 1: one PyTorch 2.x lane, no pauses")
+      ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "first seed")->capture_default_str();
   cmd->add_option("--world", o->worlds, "ranks per program, e.g. 2,4: programs take the listed world sizes in turn")
@@ -106,6 +112,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       c.device = o->device;
       c.jobs = o->jobs;
       c.batch = o->batch;
+      c.native_share = o->native_share;
       c.seed = o->seed;
       c.db = o->db;
       c.timeout_ms = o->timeout * 1000;

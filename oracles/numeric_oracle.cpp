@@ -33,7 +33,9 @@ bool rounds_at_the_limit(double a, double b, const HostTensor* fp64, int64_t i, 
   double finite = std::isinf(a) ? b : a, inf = std::isinf(a) ? a : b, truth = fp64->at(i);
   double half_max = float_max(t) / 2;
   bool same_sign = std::signbit(finite) == std::signbit(inf) && std::signbit(truth) == std::signbit(inf);
-  return std::isfinite(finite) && same_sign && std::fabs(finite) >= half_max && std::fabs(truth) >= half_max;
+  // A float64 Inf (or a value twice the limit) says the overflow is real.
+  bool truth_at_limit = std::isfinite(truth) && std::fabs(truth) >= half_max && std::fabs(truth) <= 2 * float_max(t);
+  return std::isfinite(finite) && same_sign && truth_at_limit;
 }
 
 HostTensor zeros_like(const HostTensor& t) {
