@@ -63,6 +63,18 @@ def keep_timers_across_resets():
     torch._dynamo.reset = keeping
 
 
+def count_cxx_runs(sums):
+    """Counts Inductor's g++ runs (one per generated C++ module: on CPU one per
+    kernel) into sums["cxx_runs"]; their seconds are the "cxx" phase."""
+    from torch._inductor import cpp_builder
+    build = cpp_builder.CppBuilder.build
+
+    def counted(self, *a, **k):
+        sums["cxx_runs"] += 1
+        return build(self, *a, **k)
+    cpp_builder.CppBuilder.build = counted
+
+
 def compile_phases(before, after):
     d = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
     compile_inner, user = d.get("_compile.compile_inner", 0.0), d.get("OutputGraph.call_user_compiler", 0.0)
@@ -80,10 +92,13 @@ def child(config, files, runner):
     worker.configure_torch()
     keep_timers_across_resets()
     sums = dict.fromkeys([k for k, _ in PHASES], 0.0)
+    sums["cxx_runs"] = 0
+    count_cxx_runs(sums)
     sums["start"] = time.perf_counter() - t0
     t = time.perf_counter()
     worker.warm_compiler()
     sums["warm"] = time.perf_counter() - t
+    sums["cxx_runs"] = 0  # the programs' own
     programs = [json.load(open(f)) for f in files]
     batch = int(config[5:]) if config.startswith("batch") else 1
     ok = 0
@@ -115,8 +130,8 @@ def child(config, files, runner):
     print("PHASES " + json.dumps(sums))
 
 
-def make_programs(dlfuzz, seed, count, out):
-    subprocess.run([dlfuzz, "gen", "--seed", str(seed), "--count", str(count), "-o", out], check=True,
+def make_programs(dlfuzz, seed, count, target, out):
+    subprocess.run([dlfuzz, "gen", "--seed", str(seed), "--count", str(count), "--target", target, "-o", out], check=True,
                    stdout=subprocess.DEVNULL)
     files = []
     for name in sorted(os.listdir(out)):
@@ -133,13 +148,14 @@ def main():
     ap.add_argument("--seed", type=int, default=500)
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--runner", default="inductor")
+    ap.add_argument("--target", default="torch2", help="the programs' PyTorch, as the Python lane writes them")
     ap.add_argument("--configs", default="alone,batch8")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         return child(args.child, args.files, args.runner)
-    files = make_programs(args.dlfuzz, args.seed, args.count, tempfile.mkdtemp(prefix="dlfuzz_phases_"))
+    files = make_programs(args.dlfuzz, args.seed, args.count, args.target, tempfile.mkdtemp(prefix="dlfuzz_phases_"))
     columns = {}
     for config in args.configs.split(","):
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp(prefix="dlfuzz_inductor_"))
@@ -158,6 +174,9 @@ def main():
     print(f"{'phase':<46}" + "".join(f"{n:>12}" for n in names))
     for key, label in PHASES:
         print(f"{label:<46}" + "".join(f"{columns[n][key]:>12.1f}" for n in names))
+    print(f"{'g++ runs (one per C++ kernel module)':<46}" + "".join(f"{columns[n]['cxx_runs']:>12}" for n in names))
+    print(f"{'g++ runs per program':<46}" + "".join(f"{columns[n]['cxx_runs'] / columns[n]['programs']:>12.1f}"
+                                                    for n in names))
     print(f"{'compiled runs ok':<46}" + "".join(f"{columns[n]['compiled_ok']:>12}" for n in names))
     print(f"{'programs per minute':<46}" + "".join(f"{60 * columns[n]['programs'] / columns[n]['total']:>12.1f}"
                                                   for n in names))

@@ -26,7 +26,11 @@ inline LaneSplit split_lanes(bool native, bool python, int jobs, bool time_budge
   return s;
 }
 
-// How long a lane keeping `share` of a core waits after `busy` of work.
-inline double pause_after(double busy, double share) { return share >= 1 ? 0 : busy * (1 / share - 1); }
+// How long a lane keeping `share` of a core waits after `busy` of work, at
+// most `cap` seconds: a program that timed out held the lane, not the core
+// (30 s of a hung worker would otherwise stop the lane for 90 s).
+inline double pause_after(double busy, double share, double cap = 5) {
+  return share >= 1 ? 0 : std::min(cap, busy * (1 / share - 1));
+}
 
 }  // namespace dlfuzz

@@ -8,12 +8,18 @@
 namespace dlfuzz {
 
 namespace {
-// The Python runners whose path runs up the ladder, and how many of its
-// rungs lie below them (rungs at and above a runner's own are not rerun:
-// its own finding is the verdict of its rung).
-const std::map<std::string, size_t>& ladder_runners() {
-  static const std::map<std::string, size_t> m = {
-      {"aot-eager", 1}, {"inductor", 3}, {"inductor-dynamic", 4}, {"aoti", 4}};
+// The Python runners whose path runs up a ladder, which ladder, and how
+// many of its rungs lie below them (rungs at and above a runner's own are
+// not rerun: its own finding is the verdict of its rung).
+struct LadderOf {
+  size_t below;
+  bool dynamic;
+};
+const std::map<std::string, LadderOf>& ladder_runners() {
+  static const std::map<std::string, LadderOf> m = {{"aot-eager", {1, false}},
+                                                    {"inductor", {3, false}},
+                                                    {"inductor-dynamic", {3, true}},
+                                                    {"aoti", {4, false}}};
   return m;
 }
 
@@ -42,14 +48,20 @@ const std::vector<std::string>* native_rungs_below(const Finding& f) {
 }
 }  // namespace
 
-const std::vector<LadderRung>& layer_ladder() {
+const std::vector<LadderRung>& layer_ladder(bool dynamic) {
   static const std::vector<LadderRung> rungs = {
       {"eager", "dynamo-eager", "Dynamo"},
       {"aot_eager", "aot-eager", "AOTAutograd"},
       {"decomp", "aot-decomp", "AOTAutograd decompositions"},
       {"inductor", "inductor", "Inductor"},
   };
-  return rungs;
+  static const std::vector<LadderRung> dynamic_rungs = {
+      {"eager", "dynamo-eager-dynamic", "Dynamo"},
+      {"aot_eager", "aot-eager-dynamic", "AOTAutograd"},
+      {"decomp", "aot-decomp-dynamic", "AOTAutograd decompositions"},
+      {"inductor", "inductor-dynamic", "Inductor"},
+  };
+  return dynamic ? dynamic_rungs : rungs;
 }
 
 bool ladder_applies(const std::string& test_runner) {
@@ -59,7 +71,6 @@ bool ladder_applies(const std::string& test_runner) {
 }
 
 void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& findings) {
-  const auto& rungs = layer_ladder();
   std::vector<std::string> wanted;  // every rung below some ladder finding, once
   auto want = [&](const std::string& r) {
     if (std::find(wanted.begin(), wanted.end(), r) == wanted.end()) wanted.push_back(r);
@@ -71,8 +82,9 @@ void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& find
     if (const auto* below = native_rungs_below(f))
       for (const auto& r : *below) want(in_env(r, *spec));
     if (!ladder_applies(f.test_runner) || f.kind != FindingKind::correctness) continue;
-    size_t below = ladder_runners().at(spec->row->name);
-    for (size_t i = 0; i < below; ++i) want(in_env(rungs[i].runner, *spec));
+    LadderOf of = ladder_runners().at(spec->row->name);
+    const auto& rungs = layer_ladder(of.dynamic);
+    for (size_t i = 0; i < of.below; ++i) want(in_env(rungs[i].runner, *spec));
   }
   if (wanted.empty()) return;
   // Without recheck: no ladder inside the ladder. Each rung is judged against
@@ -100,7 +112,9 @@ void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& find
     }
     if (!ladder_applies(f.test_runner) || f.kind != FindingKind::correctness) continue;
     auto spec = parse_runner(f.test_runner);
-    size_t below = ladder_runners().at(spec->row->name);
+    LadderOf of = ladder_runners().at(spec->row->name);
+    const auto& rungs = layer_ladder(of.dynamic);
+    size_t below = of.below;
     f.ablation = nlohmann::json::array();
     std::string first;
     for (size_t i = 0; i < rungs.size(); ++i) {

@@ -11,6 +11,9 @@
 //
 // and the first rung that shows the same finding (same oracle, same stage)
 // names the layer. Each rung is judged by the same oracles as the finding.
+// inductor-dynamic climbs the same ladder with every rung compiled as it is
+// (dynamic=True, data-dependent sizes traced, the batch resized): without
+// those settings its unbacked-size bugs would pass every rung below it.
 //
 // LibTorch runners that add a layer to another's path have a ladder too:
 // ts-nnc and frozen are the profiling executor (ts) plus NNC or freezing,
@@ -31,7 +34,7 @@ struct LadderRung {
   const char* runner;  // the runner that stops at this layer
   const char* layer;   // what a finding first seen here is attributed to
 };
-const std::vector<LadderRung>& layer_ladder();
+const std::vector<LadderRung>& layer_ladder(bool dynamic = false);
 
 // Whether `test_runner`'s findings are attributed by the ladder (inductor,
 // inductor-dynamic, aot-eager, aoti, in any environment).
@@ -39,8 +42,8 @@ bool ladder_applies(const std::string& test_runner);
 
 // Sets layer (and, through a ladder, ablation) of every finding; the
 // rungs below each ladder finding run once for all of them, in the test
-// runner's environment. A ladder finding no rung shows (one of aoti's or
-// only at inductor-dynamic's resized call) keeps its runner's own layer.
+// runner's environment. A ladder finding no rung below shows is its
+// runner's own rung's (Inductor's); aoti's keeps its row's layer.
 void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& findings);
 
 }  // namespace dlfuzz

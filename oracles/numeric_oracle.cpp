@@ -38,6 +38,14 @@ bool rounds_at_the_limit(double a, double b, const HostTensor* fp64, int64_t i, 
   return std::isfinite(finite) && same_sign && truth_at_limit;
 }
 
+// The reference is NaN or Inf where float64 is finite: eager overflowed (a
+// variance of values near FLT_MAX: eager's layer_norm gave NaN, float64 a
+// finite row), and an element eager gets wrong cannot judge the test runner.
+bool reference_overflowed(const HostTensor& ref, const HostTensor* fp64, int64_t i) {
+  if (!is_float(ref.dtype) || !fp64 || !fp64->defined || fp64->shape != ref.shape) return false;
+  return !std::isfinite(ref.at(i)) && std::isfinite(fp64->at(i));
+}
+
 HostTensor zeros_like(const HostTensor& t) {
   HostTensor z = t;
   std::fill(z.bytes.begin(), z.bytes.end(), uint8_t{0});  // +0.0 and 0 in every dtype
@@ -66,6 +74,7 @@ std::string compare_tensor(const HostTensor& ref, const HostTensor& test, const 
   double worst = 0;
   for (int64_t i = 0; i < ref.numel(); ++i) {
     double a = ref.at(i), b = test.at(i);
+    if (reference_overflowed(ref, fp64, i)) continue;
     if (std::isnan(a) || std::isnan(b)) {
       if (std::isnan(a) != std::isnan(b)) return fmt::format("NaN position differs at element {} ({} vs {})", i, a, b);
       continue;

@@ -23,6 +23,8 @@ Runners:
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
                     Inductor's decompositions and partitioner, no codegen (a ladder rung)
+  dynamo-eager-dynamic, aot-eager-dynamic, aot-decomp-dynamic
+                    those three compiled as inductor-dynamic is (its ladder's rungs)
   aoti              torch.export + AOTInductor (inference programs)
 
 The eager runners also run on torch 1.13 (Debian's python3: no torch.compile).
@@ -181,6 +183,11 @@ def torch_compile(fn, **options):
     return torch.compile(fn, **options)
 
 
+def dynamic_rung(fn, backend):
+    """A rung of inductor-dynamic's ladder: the backend compiled as inductor-dynamic is."""
+    return rt.capture_data_dependent(torch_compile(fn, backend=backend, dynamic=True))
+
+
 def aoti_fn(meta, fn):
     """torch.export the program, compile it with AOTInductor, load the package."""
     if not hasattr(torch, "export"):
@@ -212,6 +219,10 @@ RUNNERS = {
     # The layer ladder's rungs (oracles/layer_ladder.h) besides aot-eager and inductor.
     "dynamo-eager": lambda meta, fn: torch_compile(fn, backend="eager"),
     "aot-decomp": lambda meta, fn: torch_compile(fn, backend="aot_eager_decomp_partition"),
+    # inductor-dynamic's ladder: the rungs compiled as it is (dynamic=True, data-dependent sizes traced).
+    "dynamo-eager-dynamic": lambda meta, fn: dynamic_rung(fn, "eager"),
+    "aot-eager-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager"),
+    "aot-decomp-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager_decomp_partition"),
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
     "fault-py-regression": lambda meta, fn: planted_regression(fn),
 }
@@ -220,7 +231,8 @@ RUNNERS = {
 # Runners that run the program a second time with its batch resized: the same
 # compiled function meets inputs of another size (guards, a recompile or the
 # symbolic sizes of dynamic=True), compared with eager at that size.
-RESIZED_RUNNERS = ("inductor-dynamic", "py-eager-resized", "py-eager64-resized")
+RESIZED_RUNNERS = ("inductor-dynamic", "dynamo-eager-dynamic", "aot-eager-dynamic", "aot-decomp-dynamic",
+                   "py-eager-resized", "py-eager64-resized")
 
 
 def append_resized(result, meta, program_fn, fn):

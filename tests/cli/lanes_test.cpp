@@ -11,6 +11,7 @@ TEST(Lanes, PyTorch2FirstWithATimeBudgetAndBothKinds) {
   EXPECT_EQ(s.python, 2);
   EXPECT_DOUBLE_EQ(s.native_share, 0.25);
   EXPECT_DOUBLE_EQ(pause_after(0.1, 0.25), 0.3);  // 0.1 s of work in every 0.4 s
+  EXPECT_DOUBLE_EQ(pause_after(30, 0.25), 5) << "a timed-out program does not stop the lane for 90 s";
 }
 
 TEST(Lanes, OtherwiseOneLaneOfEachAndNoPause) {

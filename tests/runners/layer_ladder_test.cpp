@@ -44,8 +44,30 @@ TEST(LayerLadder, AppliesToTheCompiledPythonRunnersOnly) {
     EXPECT_TRUE(ladder_applies(r)) << r;
   for (const char* r : {"py-eager", "dynamo-eager", "aot-decomp", "ts", "fault-py-regression", "no-such"})
     EXPECT_FALSE(ladder_applies(r)) << r;
-  ASSERT_EQ(layer_ladder().size(), 4u);
-  for (const auto& rung : layer_ladder()) EXPECT_TRUE(parse_runner(rung.runner)) << rung.runner;
+  for (const char* r : {"dynamo-eager-dynamic", "aot-eager-dynamic", "aot-decomp-dynamic"})
+    EXPECT_FALSE(ladder_applies(r)) << r;
+  for (bool dynamic : {false, true}) {
+    ASSERT_EQ(layer_ladder(dynamic).size(), 4u);
+    for (const auto& rung : layer_ladder(dynamic)) EXPECT_TRUE(parse_runner(rung.runner)) << rung.runner;
+  }
+  EXPECT_STREQ(layer_ladder(true).back().runner, "inductor-dynamic");
+}
+
+// masked_select of a masked_select in training: AOTAutograd guards on the
+// unbacked size in the backward, with data-dependent sizes traced only
+// (corpus/bugs/aot-masked-select-unbacked-backward.dlf). The static rungs
+// graph-break and pass; inductor-dynamic's own rungs name AOTAutograd.
+TEST(LayerLadder, InductorDynamicClimbsItsOwnLadder) {
+  if (!test::venv_imports("torch._dynamo")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  Program p = load(std::string(DLFUZZ_SOURCE_DIR) + "/corpus/bugs/aot-masked-select-unbacked-backward.dlf");
+  Executor ex(test::python_options());
+  Evaluation ev = evaluate(ex, p, {"inductor-dynamic"}, /*recheck=*/true);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  const Finding& f = ev.findings[0];
+  EXPECT_EQ(f.oracle, "status");
+  EXPECT_EQ(f.layer, "AOTAutograd") << f.ablation.dump();
+  EXPECT_EQ(verdicts(f), (std::vector<std::string>{"eager=pass", "aot_eager=fail", "decomp=fail", "inductor=fail"}));
+  EXPECT_EQ(f.ablation[1]["runner"], "aot-eager-dynamic");
 }
 
 TEST(LayerLadder, LerpOfChannelsLastWithZeroDimEndFailsAtTheDecompositions) {
