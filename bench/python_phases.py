@@ -92,13 +92,12 @@ def child(config, files, runner):
     worker.configure_torch()
     keep_timers_across_resets()
     sums = dict.fromkeys([k for k, _ in PHASES], 0.0)
-    sums["cxx_runs"] = 0
-    count_cxx_runs(sums)
     sums["start"] = time.perf_counter() - t0
     t = time.perf_counter()
     worker.warm_compiler()
     sums["warm"] = time.perf_counter() - t
-    sums["cxx_runs"] = 0  # the programs' own
+    sums["cxx_runs"] = 0  # the programs' own, not the warm-up's
+    count_cxx_runs(sums)
     programs = [json.load(open(f)) for f in files]
     batch = int(config[5:]) if config.startswith("batch") else 1
     ok = 0
