@@ -320,9 +320,14 @@ class Parser {
     InputDecl d;
     d.kind = kind;
     d.value = define(name, t, col);
+    bool has_init = false;  // a second initializer would leave the first one's bounds behind
     while (!lp.at_end()) {
       int c = lp.col();
       std::string w = lp.ident("an input attribute");
+      bool is_init = w == "zeros" || w == "ones" || w == "range" || w == "normal" || w == "special" || w == "ints" ||
+                     w == "decimals";
+      if (is_init && has_init) throw Failure{c, "input " + name + " has a second initializer '" + w + "'"};
+      has_init = has_init || is_init;
       if (w == "channels_last") d.layout = Layout::channels_last;
       else if (w == "strided") d.layout = Layout::strided;
       else if (w == "zeros") d.init = Init::zeros;

@@ -60,5 +60,15 @@ for t in $targets; do
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
   secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
   echo "fuzz-$t: ${runs:-0} inputs in ${secs:-$seconds} s (${rate:-0}/s, seed $seed), ${cov:-cov: ?} edges: $status"
+  if [ "$status" != ok ]; then
+    # CI keeps only this output: say what broke and on which input, so the
+    # crash can be fixed without the machine it happened on.
+    grep -m1 -A12 -E '^dlfuzz fuzz target|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" |
+      sed 's/^/  | /' || true
+    input=$(ls -t build-fuzz/crashes/$t-* 2>/dev/null | head -1)
+    if [ -n "$input" ]; then
+      echo "  input (base64): $(base64 -w0 "$input" | head -c 8000)"
+    fi
+  fi
 done
 [ "$failed" = 0 ] && echo "fuzz targets: ok" || { echo "fuzz targets: FAILED"; exit 1; }

@@ -48,6 +48,8 @@ TEST(Dlf, MalformedInputsNameLineAndColumn) {
        "unknown value %z"},
       {"bad dtype", "input %x : f33[2,3] range(-1,1)\nreturn %x\n", 2, 11, "unknown dtype 'f33'"},
       {"unclosed list", "input %x : f32[2,3 range(-1,1)\nreturn %x\n", 2, 20, "expected ']'"},
+      // Found by fuzz-dlf: zeros after range kept range's bounds, which the printer then dropped.
+      {"two initializers", "input %x : f32[2,3] range(-2,2) zeros\nreturn %x\n", 2, 33, "second initializer 'zeros'"},
   };
   for (const auto& c : cases) {
     ParseResult r = parse_program(head + c.text, "bad.dlf");
