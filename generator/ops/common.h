@@ -13,6 +13,11 @@ inline ParamSpec T(const std::string& name) { return {name, ParamKind::tensor, f
 inline ParamSpec TorN(const std::string& name) { return {name, ParamKind::tensor_or_number, false, true}; }
 inline ParamSpec A(const std::string& name, ParamKind k, bool optional = false) { return {name, k, optional, false}; }
 
+// Kernel sizes, strides, paddings, dilations and groups of convolutions and
+// pools are at most this: with dims of at most 2^40 elements, their output
+// size arithmetic then stays inside int64 (found by fuzz-dlf).
+constexpr int64_t kMaxWindow = int64_t{1} << 20;
+
 // Predicates for operand choice.
 inline bool any_float(const TensorType& t) { return is_float(t.dtype); }
 // Whether op s takes dtype t in a program for `target` (1.13 lacks int16 and,

@@ -28,8 +28,10 @@ std::string spatial_list(const Node& n, const std::string& name, int sp, int64_t
   if (!l || (l->size() != 1 && static_cast<int>(l->size()) != sp))
     return name + " must hold 1 or " + std::to_string(sp) + " ints";
   v = l->size() == 1 ? IntList(sp, (*l)[0]) : *l;
-  for (int64_t x : v)
+  for (int64_t x : v) {
     if (x < min) return name + " must be >= " + std::to_string(min);
+    if (x > kMaxWindow) return name + " must be <= " + std::to_string(kMaxWindow);
+  }
   return "";
 }
 
@@ -62,6 +64,7 @@ std::string infer_conv(const Program& p, const Node& n, std::vector<TensorType>&
   int64_t groups = int_arg(n, "groups", 1);
   if (const Arg* a = n.arg("groups"); a && !std::holds_alternative<int64_t>(a->value)) return "groups must be an int";
   if (groups < 1) return "groups must be positive";
+  if (groups > kMaxWindow) return "groups must be <= " + std::to_string(kMaxWindow);
   int64_t channels = x->shape[batched ? 1 : 0];
   bool tr = transposed(n.op);
   // conv: weight [out, C/groups, *k]; transposed: weight [C, out/groups, *k].

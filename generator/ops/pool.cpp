@@ -24,8 +24,10 @@ std::string spatial_list(const Node& n, const std::string& name, int sp, const I
   if (l->size() != 1 && static_cast<int>(l->size()) != sp)
     return name + " must hold 1 or " + std::to_string(sp) + " ints";
   v = l->size() == 1 ? IntList(sp, (*l)[0]) : *l;
-  for (int64_t x : v)
+  for (int64_t x : v) {
     if (x < min) return name + " must be >= " + std::to_string(min);
+    if (x > kMaxWindow) return name + " must be <= " + std::to_string(kMaxWindow);
+  }
   return "";
 }
 

@@ -75,6 +75,19 @@ def reset_counters():
     if hasattr(torch, "_dynamo"):
         torch._dynamo.utils.counters.clear()
         torch._inductor.metrics.reset()
+        count_inductor_bytes()
+
+
+def count_inductor_bytes():
+    """Inductor counts the bytes its kernels move only while its metrics log is
+    on at INFO: turn the log on, its lines going nowhere."""
+    import logging
+
+    log = logging.getLogger("torch._inductor.compile_fx.__inductor_metrics")
+    if log.level != logging.INFO:
+        log.setLevel(logging.INFO)
+        log.propagate = False
+        log.addHandler(logging.NullHandler())
 
 
 def read_counters():
@@ -88,6 +101,11 @@ def read_counters():
         "graph_breaks": float(sum(c["graph_break"].values())),
         "kernels": float(metrics.generated_kernel_count),
         "fallback_kernels": float(c["inductor"]["extern_calls"]),
+        # what the kernels move, and how many of Inductor's C++ kernels are vectorized
+        # (a scalar loop where a vector one was expected is a missed optimization)
+        "bytes_accessed": float(getattr(metrics, "num_bytes_accessed", 0)),
+        "ir_nodes_pre_fusion": float(getattr(metrics, "ir_nodes_pre_fusion", 0)),
+        "cpp_vec_kernels": float(getattr(metrics, "generated_cpp_vec_kernel_count", 0)),
     }
 
 

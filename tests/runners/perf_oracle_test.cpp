@@ -52,6 +52,23 @@ TEST(PerfOracle, RunnersReportSteadyStateCallsAndCounters) {
   EXPECT_EQ(rs[1].counters.count("nodes_outside_fusion"), 1u);
 }
 
+// The example plugin that defeats fusion: NNC fuses the chain alone, with the
+// plugin nothing, and the stage-1 signal says so; the values are eager's, bit
+// for bit (unfused, the graph runs the same ATen kernels).
+TEST(PerfOracle, DefeatedFusionShowsInTheCounters) {
+  Executor ex(options());
+  std::string defeated = std::string("ts-nnc+plugin:") + DLFUZZ_PLUGIN_DIR + "/defeat_fusion.so";
+  auto rs = ex.run(program(), {"eager", "ts-nnc", defeated});
+  ASSERT_EQ(rs.size(), 3u);
+  for (const auto& r : rs) ASSERT_TRUE(r.ok()) << r.runner << ": " << r.error;
+  EXPECT_GE(rs[1].counters["fusion_groups"], 1);
+  EXPECT_EQ(rs[2].counters["fusion_groups"], 0);
+  EXPECT_GT(rs[2].counters["nodes_outside_fusion"], 1);
+  EXPECT_EQ(perf_kind(rs[2]), "unfused");
+  ASSERT_EQ(rs[0].outputs.size(), rs[2].outputs.size());
+  for (size_t i = 0; i < rs[0].outputs.size(); ++i) EXPECT_EQ(rs[0].outputs[i].bytes, rs[2].outputs[i].bytes) << i;
+}
+
 TEST(PerfOracle, PlantedSlowdownIsConfirmedAndExplained) {
   Program p = program();
   PerfOptions o;
