@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "oracles/perf_stats.h"
 #include "runners/aten_types.h"
 #include "runners/distributed/grad_sync.h"
 #include "runners/distributed/rank_context.h"
@@ -199,8 +200,10 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
     int profiled = opt.profile_dir.empty() ? 0 : 5;
     std::ostringstream trace;
     std::unique_ptr<torch::autograd::profiler::RecordProfile> profiler;
+    std::vector<double> collective_ms;  // per timed call, on a rank
     for (int i = 0; i < opt.timed_calls + profiled; ++i) {
       if (i == opt.timed_calls) profiler = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
+      double collective0 = rank ? rank->collective_ms : 0;
       r.stage = Stage::run;
       std::vector<at::Tensor> fresh = inputs[0];
       for (auto& t : fresh)
@@ -217,8 +220,10 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
       }
       if (p.device == "cuda") torch::cuda::synchronize();
       if (i < opt.timed_calls) r.call_ms.push_back(ms_since(t1));
+      if (i < opt.timed_calls && rank) collective_ms.push_back(rank->collective_ms - collective0);
       for (auto& w : params) w.mutable_grad().reset();
     }
+    if (!collective_ms.empty()) r.counters["collective_ms"] = median(collective_ms);
     if (profiler) {
       profiler.reset();  // writes the trace
       std::string path = opt.profile_dir + "/" + runner + ".json";

@@ -64,9 +64,20 @@ RunResult fold(const std::string& name, const Program& p, const std::vector<RunR
     std::vector<double> medians;
     for (size_t i = 0; i < ranks[0].call_ms.size(); ++i)
       for (const auto& rr : ranks) out.call_ms[i] = std::max(out.call_ms[i], rr.call_ms[i]);
-    for (const auto& rr : ranks) medians.push_back(median(rr.call_ms));
+    // Time in collectives (a rank that waits for another waits there): the
+    // largest share of a rank's step, and that rank's milliseconds per call.
+    double share = 0, collective = 0;
+    for (const auto& rr : ranks) {
+      double m = median(rr.call_ms);
+      medians.push_back(m);
+      auto it = rr.counters.find("collective_ms");
+      if (it != rr.counters.end() && it->second / std::max(m, 1e-9) >= share)
+        share = it->second / std::max(m, 1e-9), collective = it->second;
+    }
     std::sort(medians.begin(), medians.end());
     out.counters["rank_skew"] = medians.back() / std::max(medians.front(), 1e-9);
+    out.counters["collective_ms"] = collective;
+    out.counters["collective_share"] = std::min(share, 1.0);
   }
   size_t steps = ranks[0].losses.size();
   for (size_t s = 0; s < steps; ++s)
@@ -117,7 +128,8 @@ DistFault fault_of(const std::string& name) {
 
 RunResult run_rank(const std::string& name, const Program& p, const RunConfig& cfg, RankGroup* group, int rank) {
   RankContext ctx;
-  ctx.group = group;
+  TimedGroup timed(group, &ctx.collective_ms);
+  ctx.group = group ? &timed : nullptr;
   ctx.rank = rank;
   ctx.world = p.plan.world;
   ctx.plan = p.plan.kind;

@@ -41,6 +41,22 @@ class RankGroup {
   virtual void broadcast(at::Tensor& t, int src) = 0;
 };
 
+// A group that adds the time each of its calls takes, waiting for the other
+// ranks included, to *ms: a timed step then splits into collectives and compute.
+class TimedGroup : public RankGroup {
+ public:
+  TimedGroup(RankGroup* inner, double* ms) : inner_(inner), ms_(ms) {}
+  int rank() const override { return inner_->rank(); }
+  int world() const override { return inner_->world(); }
+  void all_reduce(at::Tensor& t, const std::string& op) override;
+  std::vector<at::Tensor> all_gather(const at::Tensor& t) override;
+  void broadcast(at::Tensor& t, int src) override;
+
+ private:
+  RankGroup* inner_;
+  double* ms_;
+};
+
 struct RankContext {
   RankGroup* group = nullptr;  // null in the one-process micro-batch reference
   int rank = 0, world = 1;
@@ -53,6 +69,8 @@ struct RankContext {
   std::vector<std::string> step_digests;
   // ZeRO: this rank's slice of the flattened parameters and its optimizer.
   std::shared_ptr<void> zero_state;
+  // Milliseconds spent in `group`'s collectives so far (a TimedGroup's clock).
+  double collective_ms = 0;
 };
 
 RankContext* current_rank();  // null outside distributed runs

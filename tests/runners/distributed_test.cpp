@@ -91,6 +91,21 @@ TEST(Distributed, CollectivesMatchTheirDefinitions) {
   }
 }
 
+// Timed steps over ranks split into collectives and compute: the collectives
+// of kCollectives take part of every rank's step, never more than all of it.
+TEST(Distributed, TimedStepsSayHowMuchIsCollectives) {
+  Program p = parse(kCollectives);
+  RunConfig cfg;
+  cfg.timed_calls = 5;
+  RunResult res = run_distributed("eager", p, cfg);
+  ASSERT_TRUE(res.ok()) << res.error;
+  ASSERT_EQ(res.call_ms.size(), 5u);
+  EXPECT_GT(res.counters["collective_ms"], 0);
+  EXPECT_GT(res.counters["collective_share"], 0);
+  EXPECT_LE(res.counters["collective_share"], 1);
+  EXPECT_GE(res.counters["rank_skew"], 1);
+}
+
 TEST(Distributed, PlantedFaultsAreCaughtByTheRightOracle) {
   for (const char* plan : {"dp", "zero"}) {
     Program p = parse(dp_program(plan));
