@@ -7,8 +7,10 @@
 //   bench_perf planted RUNNER N RUNNER (fault-slow-20, fault-slow-50, ...)
 //                               through both stages as a campaign runs it:
 //                               on how many programs is the slowdown caught?
-//   [--threshold T] [--seed S] [--infer]   (--infer: inference programs only)
+//   [--threshold T] [--seed S] [--infer] [--verbose]   (--infer: inference
+//                               programs only; --verbose: the call times of misses)
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstring>
@@ -30,11 +32,12 @@ int main(int argc, char** argv) {
   int n = std::atoi(argv[3]);
   PerfOptions o;
   uint64_t seed = 1;
-  bool infer_only = false;
+  bool infer_only = false, verbose = false;
   for (int i = 4; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threshold") && i + 1 < argc) o.threshold = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--infer")) infer_only = true;
+    else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
   }
   ExecutorOptions eo = default_executor_options();
   eo.dlfuzz_binary = DLFUZZ_BINARY;
@@ -73,6 +76,10 @@ int main(int argc, char** argv) {
       ++programs;
       auto cs = perf_candidates(p, ev.results, o);
       candidates += !cs.empty();
+      if (cs.empty() && verbose) {  // a miss at stage 1: the two sides' call times
+        for (const auto& r : ev.results)
+          if (!r.call_ms.empty()) std::cerr << fmt::format("seed {} missed: {} {}\n", s, r.runner, fmt::join(r.call_ms, " "));
+      }
       for (const auto& c : cs)
         if (auto f = confirm_performance(eo, p, c, o)) {
           ++confirmed;

@@ -37,7 +37,7 @@ struct Shared {
   int64_t programs = 0, findings = 0, invalid = 0, flaky = 0, python_programs = 0, mutants = 0;
   std::set<int64_t> bugs, new_bugs;
   std::map<std::string, int64_t> reference_errors;
-  std::map<std::string, int> perf_confirmed;  // by "ref|test|kind"
+  std::map<std::string, int> perf_confirmed;  // by confirmation_key
   std::string store_error;  // the store could not be written (disk full, read-only): the campaign stops
 };
 
@@ -113,11 +113,11 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
       // confirmed often enough is not confirmed again (its bug has examples).
       auto wanted = [&](const PerfCandidate& c) {
         std::lock_guard<std::mutex> lock(sh.mu);
-        return sh.perf_confirmed[c.ref + "|" + c.test + "|" + c.kind] < opt.perf_options.max_confirmations;
+        return sh.perf_confirmed[confirmation_key(c)] < opt.perf_options.max_confirmations;
       };
       for (auto& f : performance_findings(eo, p, ev.results, opt.perf_options, wanted)) {
         std::lock_guard<std::mutex> lock(sh.mu);
-        ++sh.perf_confirmed[f.ref_runner + "|" + f.test_runner + "|" + f.stage];
+        ++sh.perf_confirmed[confirmation_key(f)];
         ev.findings.push_back(f);
       }
     }

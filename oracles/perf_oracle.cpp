@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
@@ -135,13 +136,16 @@ std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<R
     if (ref_name == test.runner) continue;  // a reference is not under test
     const RunResult* ref = by_name[ref_name];
     if (!ref || !ref->ok() || ref->call_ms.empty()) continue;
-    double base = median(ref->call_ms);
+    // The fastest call of each side: load only ever adds time, and these
+    // calls are not paired (the runners ran one after the other), so the
+    // minimum is the steadier estimate here; stage 2 decides on medians.
+    double base = *std::min_element(ref->call_ms.begin(), ref->call_ms.end());
     if (base <= 0) continue;
-    PerfCandidate c{ref_name, test.runner, perf_kind(test), median(test.call_ms) / base};
+    double fastest = *std::min_element(test.call_ms.begin(), test.call_ms.end());
+    PerfCandidate c{ref_name, test.runner, perf_kind(test), fastest / base};
     // Too slow by the rough ratio, or a signal that says "not optimized" and
-    // at least not faster: worth the paired timing. The rough ratio is not
-    // paired (a burst of load may fall on one side), so it is cut at half
-    // the threshold: stage 2 decides.
+    // at least not faster: worth the paired timing. The rough ratio is cut
+    // at half the threshold: stage 2 decides.
     if (c.ratio > 1 + o.threshold / 2 || (c.kind != "slower" && c.ratio > 1)) out.push_back(c);
   }
   return out;
@@ -180,6 +184,7 @@ std::optional<Finding> confirm_performance(const ExecutorOptions& ex, const Prog
       first.base_median, hot.empty() ? "" : "; hottest: " + hot);
   nlohmann::json counters = test1.counters;
   f.evidence = {{"kind", kind},
+                {"stage1_kind", c.kind},
                 {"threshold", o.threshold},
                 {"stage1_ratio", c.ratio},
                 {"first", estimate_json(first)},
@@ -188,6 +193,15 @@ std::optional<Finding> confirm_performance(const ExecutorOptions& ex, const Prog
                 {"ref_profile", ref2.profile},
                 {"test_profile", test2.profile}};
   return f;
+}
+
+std::string confirmation_key(const PerfCandidate& c) { return c.ref + "|" + c.test + "|" + c.kind; }
+
+std::string confirmation_key(const Finding& f) {
+  std::string kind = f.evidence.is_object() && f.evidence.contains("stage1_kind") && f.evidence["stage1_kind"].is_string()
+                         ? f.evidence["stage1_kind"].get<std::string>()
+                         : f.stage;
+  return f.ref_runner + "|" + f.test_runner + "|" + kind;
 }
 
 bool is_performance_signature(const std::string& signature) { return signature.rfind("performance|", 0) == 0; }

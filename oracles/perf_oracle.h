@@ -64,6 +64,12 @@ std::vector<Finding> performance_findings(const ExecutorOptions& ex, const Progr
                                           const std::vector<RunResult>& results, const PerfOptions& o,
                                           const std::function<bool(const PerfCandidate&)>& wanted = nullptr);
 
+// What a campaign counts confirmations under (PerfOptions::max_confirmations):
+// runner pair and the candidate's kind, which a confirmed finding keeps even
+// when it is stored as "overhead".
+std::string confirmation_key(const PerfCandidate& c);
+std::string confirmation_key(const Finding& f);
+
 // Is `signature` a performance finding's?
 bool is_performance_signature(const std::string& signature);
 // The same performance bug for the reducer: oracle, runners and kind agree;

@@ -81,43 +81,6 @@ caffe2::TypeMeta read_default_dtype() { return c10::get_default_dtype(); }
 void write_default_dtype(const caffe2::TypeMeta& t) { c10::set_default_dtype(t); }
 SharedSetting<caffe2::TypeMeta> default_dtype(read_default_dtype, write_default_dtype);
 
-// Spins, when it goes out of scope, for `slowdown` times the time since t0.
-class SpinAfter {
- public:
-  SpinAfter(std::chrono::steady_clock::time_point t0, double slowdown) : t0_(t0), slowdown_(slowdown) {}
-  ~SpinAfter() {
-    if (slowdown_ <= 0) return;
-    auto now = std::chrono::steady_clock::now();
-    auto until = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>((now - t0_) * slowdown_);
-    while (std::chrono::steady_clock::now() < until) {
-    }
-  }
-
- private:
-  std::chrono::steady_clock::time_point t0_;
-  double slowdown_;
-};
-
-void spin_for(double ms) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(ms);
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
-
-// The identity on the loss, whose backward spins `ms`: a planted slowdown of
-// the whole training call, backward included, not of the forward alone.
-struct SpinInBackward : torch::autograd::Function<SpinInBackward> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, double ms) {
-    ctx->saved_data["ms"] = ms;
-    return x.clone();
-  }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
-                                                 torch::autograd::variable_list grads) {
-    spin_for(ctx->saved_data["ms"].toDouble());
-    return {grads.at(0), at::Tensor()};
-  }
-};
-
 class DefaultDtypeGuard {
  public:
   explicit DefaultDtypeGuard(bool fp64) : fp64_(fp64) {
@@ -138,21 +101,15 @@ RunResult EagerRunner::run(const Program& p, const RunConfig& cfg) {
   opt.fp64 = fp64_;
   opt.timed_calls = cfg.timed_calls;
   opt.profile_dir = cfg.profile_dir;
+  opt.slowdown = slowdown_;
   return drive_program(p, name(), opt, [&](const std::vector<at::Tensor>& inputs) {
-    auto t0 = std::chrono::steady_clock::now();
-    SpinAfter spin(t0, slowdown_);
     Interpreter interp(p, fp64_, caller_);
     for (size_t i = 0; i < p.inputs.size(); ++i) interp.bind(p.inputs[i].value, inputs[i]);
     interp.block(p.body);
     std::vector<at::Tensor> outs;
     for (int y : p.body.yields) outs.push_back(interp.value(y));
     if (!p.train) return outs;
-    at::Tensor loss = interp.value(p.train->loss);
-    if (slowdown_ > 0 && loss.requires_grad()) {  // backward as much slower as the forward is
-      double forward_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      loss = SpinInBackward::apply(loss, forward_ms * slowdown_);
-    }
-    outs.push_back(loss);
+    outs.push_back(interp.value(p.train->loss));
     return outs;
   });
 }

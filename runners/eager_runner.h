@@ -7,8 +7,8 @@ namespace dlfuzz {
 
 class EagerRunner : public Runner {
  public:
-  // slowdown > 0: every forward call takes that much longer (0.2: 20%),
-  // spinning; the planted performance faults (fault-slow-*) use it.
+  // slowdown > 0: every timed call, forward and backward, takes that much
+  // longer (0.2: 20%), spinning; the planted performance faults (fault-slow-*).
   explicit EagerRunner(bool fp64, double slowdown = 0);
   std::string name() const override;
   RunResult run(const Program& p, const RunConfig& cfg) override;

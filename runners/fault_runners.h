@@ -7,9 +7,9 @@
 //   fault-oom             allocates without bound
 //   fault-reorder         eager, with each float output recomputed as in another
 //                         summation order (legitimate noise: must not be flagged)
-//   fault-slow-20/-50     eager, each call 20% / 50% slower (spinning in forward,
-//                         and in backward as long again for training programs):
-//                         a planted performance regression for the timing oracle
+//   fault-slow-20/-50     eager, each timed call (forward, and backward for
+//                         training) spinning 20% / 50% of its own time more: a
+//                         planted performance regression for the timing oracle
 #pragma once
 #include <memory>
 #include <string>

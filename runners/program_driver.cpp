@@ -24,6 +24,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void spin_for(double ms) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(ms);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std::vector<at::Tensor> params) {
@@ -219,6 +225,7 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
         outs.at(n_out).backward();
       }
       if (p.device == "cuda") torch::cuda::synchronize();
+      if (opt.slowdown > 0) spin_for(ms_since(t1) * opt.slowdown);
       if (i < opt.timed_calls) r.call_ms.push_back(ms_since(t1));
       if (i < opt.timed_calls && rank) collective_ms.push_back(rank->collective_ms - collective0);
       for (auto& w : params) w.mutable_grad().reset();

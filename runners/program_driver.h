@@ -27,6 +27,9 @@ struct DriveOptions {
   // "": no profile. Else 5 more calls under the LibTorch profiler: its Chrome
   // trace is written to `profile_dir`/RUNNER.json, its summary is RunResult::profile.
   std::string profile_dir;
+  // A planted fault (fault-slow-20, -50): each timed call, forward and
+  // backward, spins this fraction of its own time more.
+  double slowdown = 0;
 };
 
 RunResult drive_program(const Program& p, const std::string& runner, const DriveOptions& opt, const ForwardFn& forward);

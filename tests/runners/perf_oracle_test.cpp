@@ -79,6 +79,7 @@ TEST(PerfOracle, PlantedSlowdownIsConfirmedAndExplained) {
   auto f = confirm_performance(options(), p, c, o);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->kind, FindingKind::performance);
+  EXPECT_EQ(confirmation_key(*f), confirmation_key(c));
   EXPECT_EQ(f->signature().rfind("performance|eager|fault-slow-50|slower|", 0), 0u) << f->signature();
   double ratio = f->evidence["first"]["ratio"].get<double>();
   EXPECT_GT(ratio, 1.3);
@@ -93,6 +94,22 @@ TEST(PerfOracle, PlantedSlowdownIsConfirmedAndExplained) {
 TEST(PerfOracle, EagerAgainstItselfIsNotSlower) {
   Program p = program();
   EXPECT_FALSE(confirm_performance(options(), p, PerfCandidate{"eager", "eager", "slower", 1.0}, PerfOptions{}));
+}
+
+// A campaign stops confirming a runner's kind of slowness after a few: a
+// "slower" candidate confirmed as "overhead" counts against "slower", the
+// kind it will be asked about again (before, each counted apart, so overhead
+// on small programs was confirmed on every program, two fresh workers each).
+TEST(PerfOracle, ConfirmationsCountUnderTheCandidatesKind) {
+  PerfCandidate c{"py-eager", "inductor", "slower", 1.4};
+  Finding f;
+  f.ref_runner = "py-eager";
+  f.test_runner = "inductor";
+  f.stage = "overhead";
+  f.evidence = {{"kind", "overhead"}, {"stage1_kind", "slower"}};
+  EXPECT_EQ(confirmation_key(f), confirmation_key(c));
+  f.evidence = nlohmann::json::object();  // stored before stage1_kind existed: its stage
+  EXPECT_EQ(confirmation_key(f), "py-eager|inductor|overhead");
 }
 
 TEST(PerfOracle, ReferencesAndUntimedRunnersAreNeverCandidates) {
