@@ -24,13 +24,13 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+}  // namespace
+
 void spin_for(double ms) {
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(ms);
   while (std::chrono::steady_clock::now() < until) {
   }
 }
-
-}  // namespace
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std::vector<at::Tensor> params) {
   switch (s.optimizer) {
