@@ -324,14 +324,15 @@ class Parser {
     while (!lp.at_end()) {
       int c = lp.col();
       std::string w = lp.ident("an input attribute");
-      bool is_init = w == "zeros" || w == "ones" || w == "range" || w == "normal" || w == "special" || w == "ints" ||
-                     w == "decimals";
-      if (is_init && has_init) throw Failure{c, "input " + name + " has a second initializer '" + w + "'"};
-      has_init = has_init || is_init;
+      auto set_init = [&](Init init) {
+        if (has_init) throw Failure{c, "input " + name + " has a second initializer '" + w + "'"};
+        has_init = true;
+        d.init = init;
+      };
       if (w == "channels_last") d.layout = Layout::channels_last;
       else if (w == "strided") d.layout = Layout::strided;
-      else if (w == "zeros") d.init = Init::zeros;
-      else if (w == "ones") d.init = Init::ones;
+      else if (w == "zeros") set_init(Init::zeros);
+      else if (w == "ones") set_init(Init::ones);
       else if (w == "shard") {
         lp.expect("(");
         int dc = lp.col();
@@ -342,11 +343,11 @@ class Parser {
         }
         lp.expect(")");
       } else if (w == "range" || w == "normal" || w == "special" || w == "ints" || w == "decimals") {
-        d.init = w == "range"     ? Init::uniform
+        set_init(w == "range"     ? Init::uniform
                  : w == "normal"  ? Init::normal
                  : w == "special" ? Init::special
                  : w == "ints"    ? Init::ints
-                                  : Init::decimals;
+                                  : Init::decimals);
         lp.expect("(");
         int c1 = lp.col();
         d.lo = parse_double(lp.next().text, c1);

@@ -36,7 +36,6 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
 
 // Busy-waits `ms`: the planted slowdowns, and waking the CPU before timed calls.
 void spin_for(double ms);
-constexpr double kWakeUpMs = 30;
 
 // The program's optimizer over `params`.
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std::vector<at::Tensor> params);

@@ -64,7 +64,7 @@ int worker_main() {
     // request then ran slower than the later ones (the reference is first:
     // stage 1 missed planted slowdowns). A CPU-frequency ramp is the likely
     // cause, not proven: be busy for a moment first, then time.
-    if (cfg.timed_calls > 0 || pairs > 0) spin_for(kWakeUpMs);
+    if (cfg.timed_calls > 0 || pairs > 0) spin_for(30);
     if (pairs <= 0) {
       for (const auto& n : names)
         if (!write_frame(4, encode_result(run_named(n)))) return 1;

@@ -52,7 +52,8 @@ for t in $targets; do
      -artifact_prefix="build-fuzz/crashes/$t-" -print_final_stats=1 >"$log" 2>&1; then
     status=ok
   else
-    status="CRASH (input: $(ls -t build-fuzz/crashes/$t-* 2>/dev/null | head -1); log: $log)"
+    input=$(ls -t build-fuzz/crashes/$t-* 2>/dev/null | head -1)
+    status="CRASH (input: $input; log: $log)"
     failed=1
   fi
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -65,7 +66,6 @@ for t in $targets; do
     # crash can be fixed without the machine it happened on.
     grep -m1 -A12 -E '^dlfuzz fuzz target|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" |
       sed 's/^/  | /' || true
-    input=$(ls -t build-fuzz/crashes/$t-* 2>/dev/null | head -1)
     if [ -n "$input" ]; then
       echo "  input (base64): $(base64 -w0 "$input" | head -c 8000)"
     fi

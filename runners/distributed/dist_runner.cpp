@@ -68,11 +68,11 @@ RunResult fold(const std::string& name, const Program& p, const std::vector<RunR
     // largest share of a rank's step, and that rank's milliseconds per call.
     double share = 0, collective = 0;
     for (const auto& rr : ranks) {
-      double m = median(rr.call_ms);
-      medians.push_back(m);
+      medians.push_back(median(rr.call_ms));
       auto it = rr.counters.find("collective_ms");
-      if (it != rr.counters.end() && it->second / std::max(m, 1e-9) >= share)
-        share = it->second / std::max(m, 1e-9), collective = it->second;
+      if (it == rr.counters.end()) continue;
+      double s = it->second / std::max(medians.back(), 1e-9);
+      if (s >= share) share = s, collective = it->second;
     }
     std::sort(medians.begin(), medians.end());
     out.counters["rank_skew"] = medians.back() / std::max(medians.front(), 1e-9);

@@ -8,6 +8,7 @@ Inductor's kernels and fallbacks): the cheap signals that make a timing
 candidate (oracles/perf_oracle.h). The C++ runners do the same in
 runners/program_driver.cpp.
 """
+import logging
 import os
 import time
 
@@ -81,8 +82,6 @@ def reset_counters():
 def count_inductor_bytes():
     """Inductor counts the bytes its kernels move only while its metrics log is
     on at INFO: turn the log on, its lines going nowhere."""
-    import logging
-
     log = logging.getLogger("torch._inductor.compile_fx.__inductor_metrics")
     if log.level != logging.INFO:
         log.setLevel(logging.INFO)
