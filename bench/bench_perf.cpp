@@ -7,8 +7,10 @@
 //   bench_perf planted RUNNER N RUNNER (fault-slow-20, fault-slow-50, ...)
 //                               through both stages as a campaign runs it:
 //                               on how many programs is the slowdown caught?
-//   [--threshold T] [--seed S] [--infer] [--verbose]   (--infer: inference
-//                               programs only; --verbose: the call times of misses)
+//   [--threshold T] [--seed S] [--timed-calls K] [--infer] [--verbose]
+//                               (--timed-calls: stage 1's calls per runner;
+//                               --infer: inference programs only; --verbose:
+//                               the call times of misses)
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   for (int i = 4; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threshold") && i + 1 < argc) o.threshold = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--timed-calls") && i + 1 < argc) o.timed_calls = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--infer")) infer_only = true;
     else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
   }

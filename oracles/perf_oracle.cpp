@@ -116,7 +116,10 @@ std::string hot_op_name(const std::string& key) {
 }
 
 std::string perf_kind(const RunResult& test) {
-  if (counter(test, "recompiles") > 0) return "recompiles";
+  // Recompiles on most steady-state calls: a guard no call passes twice.
+  // One or two (a Python float from .item() that is sometimes 0.0, which
+  // Dynamo specializes) settle into the cache and are not the slowness.
+  if (2 * counter(test, "recompiles") > test.call_ms.size()) return "recompiles";
   if (counter(test, "graph_breaks") > 0) return "graph-break";
   if (test.runner.rfind("ts-nnc", 0) == 0 && test.counters.count("fusion_groups") &&
       counter(test, "fusion_groups") == 0 && counter(test, "nodes_outside_fusion") > 1)

@@ -48,8 +48,8 @@ struct PerfCandidate {
 std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<RunResult>& results,
                                            const PerfOptions& o);
 
-// What a signal says about a compiled run: "recompiles", "graph-break",
-// "unfused", or "slower" when no signal says more.
+// What a signal says about a compiled run: "recompiles" (on most timed
+// calls), "graph-break", "unfused", or "slower" when no signal says more.
 std::string perf_kind(const RunResult& test);
 
 // Stage 2 in fresh workers made from `ex`. nullopt when not confirmed.

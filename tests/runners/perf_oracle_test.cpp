@@ -136,6 +136,21 @@ TEST(PerfOracle, ReferencesAndUntimedRunnersAreNeverCandidates) {
   EXPECT_EQ(cs[0].kind, "unfused");
 }
 
+TEST(PerfOracle, RecompilesMeansMostTimedCalls) {
+  // bug 39 of a campaign: a float from .item() that is 0.0 or 1.67 after
+  // dropout recompiled once in 5 timed calls; its slowness was the graph
+  // break around .item(), and the kind said "recompiles".
+  RunResult r;
+  r.runner = "inductor";
+  r.call_ms = {1, 1, 1, 1, 1};
+  r.counters = {{"recompiles", 1}, {"graph_breaks", 1}};
+  EXPECT_EQ(perf_kind(r), "graph-break");
+  r.counters["recompiles"] = 3;
+  EXPECT_EQ(perf_kind(r), "recompiles");
+  r.counters = {{"recompiles", 2}};
+  EXPECT_EQ(perf_kind(r), "slower");
+}
+
 TEST(PerfOracle, HotOpNamesDropKernelNumbering) {
   EXPECT_EQ(hot_op_name("cpp_fused_add_mul_sin_0"), "fused add mul sin");
   EXPECT_EQ(hot_op_name("triton_poi_fused_relu_12"), "fused relu");
