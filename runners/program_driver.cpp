@@ -20,6 +20,8 @@
 namespace dlfuzz {
 
 namespace {
+constexpr int kProfiledCalls = 10;  // calls in a profile (a performance finding's explanation)
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -201,14 +203,19 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
     r.run_ms = ms_since(t0);
     // Steady state: the same call again, forward (and backward), each timed
     // alone. Fresh input copies are made outside the clock; on cuda the
-    // clock stops after the device has finished. Then, if asked, 5 calls
-    // under the profiler.
-    int profiled = opt.profile_dir.empty() ? 0 : 5;
-    std::ostringstream trace;
+    // clock stops after the device has finished. Then, if asked, calls
+    // under the profiler: the first one's trace is dropped (it pays for the
+    // profiler's start), the next kProfiledCalls are the profile.
+    int profiled = opt.profile_dir.empty() ? 0 : 1 + kProfiledCalls;
+    std::ostringstream trace, dropped;
     std::unique_ptr<torch::autograd::profiler::RecordProfile> profiler;
     std::vector<double> collective_ms;  // per timed call, on a rank
     for (int i = 0; i < opt.timed_calls + profiled; ++i) {
-      if (i == opt.timed_calls) profiler = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
+      if (i == opt.timed_calls) profiler = std::make_unique<torch::autograd::profiler::RecordProfile>(dropped);
+      if (i == opt.timed_calls + 1) {
+        profiler.reset();
+        profiler = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
+      }
       double collective0 = rank ? rank->collective_ms : 0;
       r.stage = Stage::run;
       std::vector<at::Tensor> fresh = inputs[0];
@@ -236,7 +243,7 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
       std::string path = opt.profile_dir + "/" + runner + ".json";
       std::filesystem::create_directories(opt.profile_dir);
       std::ofstream(path) << trace.str();
-      r.profile = summarize_chrome_trace(trace.str(), profiled);
+      r.profile = summarize_chrome_trace(trace.str(), kProfiledCalls);
       r.profile["trace"] = path;
     }
     r.status = RunStatus::ok;

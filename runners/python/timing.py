@@ -108,18 +108,29 @@ def read_counters():
     }
 
 
+PROFILED_CALLS = 10  # calls in a profile (a performance finding's explanation)
+
+
 def profile_calls(meta, fn, n, trace_path):
     """A torch.profiler profile of n calls: the hottest ops by self time (ms per
-    call) and, where trace_path is given, a Chrome trace written there."""
+    call) and, where trace_path is given, a Chrome trace written there. One
+    call before them runs under the profiler and is dropped (schedule's
+    warmup): the first profiled call pays for the profiler's own start, and
+    one slow call in five made an op's "self time per call" larger than the
+    whole call's median."""
     calls = Calls(meta)
     activities = [torch.profiler.ProfilerActivity.CPU]
     if calls.cuda:
         activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with torch.profiler.profile(activities=activities) as prof:
-        for _ in range(n):
+    schedule = torch.profiler.schedule(wait=0, warmup=1, active=n, repeat=1)
+    with torch.profiler.profile(activities=activities, schedule=schedule) as prof:
+        for _ in range(n + 1):
             calls.call(fn)
+            prof.step()
     rows = []
     for e in prof.key_averages():
+        if e.key.startswith("ProfilerStep"):  # the schedule's own row: time between the ops of a call
+            continue
         self_us = e.self_device_time_total if calls.cuda else e.self_cpu_time_total
         if self_us > 0:
             rows.append([e.key, self_us / 1000 / n, e.count // n])

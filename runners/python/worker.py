@@ -343,7 +343,8 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
                 counters["recompiles"] = counters["graphs"] - graphs
             result["counters"] = counters
         if profile_dir:
-            result["profile"] = timing.profile_calls(meta, fn, 5, os.path.join(profile_dir, runner + ".json"))
+            path = os.path.join(profile_dir, runner + ".json")
+            result["profile"] = timing.profile_calls(meta, fn, timing.PROFILED_CALLS, path)
         if runner in RESIZED_RUNNERS:
             append_resized(result, meta, program_fn, fn)
     except MemoryError as e:
@@ -393,7 +394,7 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
             results[k]["call_ms"] = t
             if profile_dir:
                 path = os.path.join(profile_dir, runners[k] + ".json")
-                results[k]["profile"] = timing.profile_calls(meta, fns[k], 5, path)
+                results[k]["profile"] = timing.profile_calls(meta, fns[k], timing.PROFILED_CALLS, path)
     except Exception as e:
         for k in ok:
             results[k].update(status="exception", stage="run", error=describe(e))

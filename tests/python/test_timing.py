@@ -1,0 +1,39 @@
+"""Unit tests of the Python worker's profile of a performance finding
+(runners/python/timing.py: profile_calls).
+
+    .venv/bin/python -m unittest discover -s tests/python
+"""
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runners", "python"))
+import timing  # noqa: E402
+import worker  # noqa: E402
+
+X = [[8, 8], "torch.float32", "uniform", -2.0, 2.0, "contiguous", -1, 0]
+PROGRAM = {"seed": 1, "device": "cpu", "world": 1, "plan": "none", "inputs": [X], "params": [], "train": None,
+           "function": "def program(x0):\n    return (torch.sin(torch.matmul(x0, x0)),)\n",
+           "function_fp64": "def program(x0):\n    return (torch.sin(torch.matmul(x0, x0)),)\n"}
+
+
+class ProfileCalls(unittest.TestCase):
+    def test_rows_are_per_profiled_call_without_the_dropped_one(self):
+        # The schedule drops the first profiled call; the rows count the others
+        # (a schedule that cycles again would leave no rows at all).
+        meta, fn = worker.load(PROGRAM, False)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "eager.json")
+            prof = timing.profile_calls(meta, fn, 4, path)
+            self.assertTrue(os.path.exists(path))
+        rows = {key: (ms, calls) for key, ms, calls in prof["ops"]}
+        self.assertIn("aten::sin", rows)
+        self.assertEqual(rows["aten::sin"][1], 1, "one sin per call, over the 4 calls kept")
+        self.assertFalse(any(key.startswith("ProfilerStep") for key in rows), "the schedule's own row is left out")
+        for key, (ms, _) in rows.items():
+            self.assertGreater(ms, 0, key)
+
+
+if __name__ == "__main__":
+    unittest.main()
