@@ -89,6 +89,18 @@ TEST(PerfOracle, PlantedSlowdownIsConfirmedAndExplained) {
   std::string md = performance_markdown(f->evidence, f->ref_runner, f->test_runner);
   EXPECT_NE(md.find("## Performance"), std::string::npos);
   EXPECT_NE(md.find("fault-slow-50"), std::string::npos);
+  // The profile: its calls after the dropped one, two matmuls each, and
+  // their own time beside the timed medians.
+  const auto& prof = f->evidence["test_profile"];
+  EXPECT_GT(prof.value("call_ms", 0.0), 0);
+  bool mm = false;
+  for (const auto& row : prof["ops"])
+    if (row[0] == "aten::mm") {
+      mm = true;
+      EXPECT_EQ(row[2].get<double>(), 2) << row.dump();
+    }
+  EXPECT_TRUE(mm) << prof.dump();
+  EXPECT_NE(md.find("Profiled calls"), std::string::npos);
 }
 
 TEST(PerfOracle, EagerAgainstItselfIsNotSlower) {
