@@ -18,6 +18,8 @@ constexpr DTypeInfo kInfo[kNumDTypes] = {
     {DType::i64, "i64", "torch.int64", 8, 4},   {DType::i32, "i32", "torch.int32", 4, 3},
     {DType::i16, "i16", "torch.int16", 2, 2},   {DType::i8, "i8", "torch.int8", 1, 1},
     {DType::u8, "u8", "torch.uint8", 1, 0},     {DType::b8, "bool", "torch.bool", 1, 11},
+    {DType::u16, "u16", "torch.uint16", 2, 27}, {DType::u32, "u32", "torch.uint32", 4, 28},
+    {DType::u64, "u64", "torch.uint64", 8, 29},
 };
 
 // Rank within each category, for promotion; mirrors c10's promoteTypes table for
@@ -48,9 +50,18 @@ std::optional<DType> dtype_from_name(const std::string& s) {
 bool is_float(DType t) { return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16; }
 bool is_bool(DType t) { return t == DType::b8; }
 bool is_int(DType t) { return !is_float(t) && !is_bool(t); }
+bool is_wide_unsigned(DType t) { return t == DType::u16 || t == DType::u32 || t == DType::u64; }
+
+// c10::promoteTypes refuses a wide unsigned type with any other non-float type
+// ("Promotion for uint16, uint32, uint64 types is not supported"), bool included.
+bool promotable(DType a, DType b) {
+  if (a == b || is_float(a) || is_float(b)) return true;
+  return !is_wide_unsigned(a) && !is_wide_unsigned(b);
+}
 
 DType promote(DType a, DType b) {
   if (a == b) return a;
+  if (!promotable(a, b)) return a;
   if (is_bool(a)) return b;
   if (is_bool(b)) return a;
   if (is_int(a) && is_int(b)) {
@@ -77,6 +88,7 @@ bool can_cast(DType from, DType to) {
 
 void ResultType::add_tensor(DType t, int rank) {
   auto& slot = rank > 0 ? dim_ : zero_;
+  if (slot && !promotable(*slot, t)) valid_ = false;
   slot = slot ? promote(*slot, t) : t;
 }
 
@@ -85,24 +97,39 @@ void ResultType::add_scalar(ScalarKind k) {
   DType t = k == ScalarKind::floating  ? DType::f32  // default dtype
             : k == ScalarKind::integer ? DType::i64
                                        : DType::b8;
-  wrapped_ = wrapped_ ? promote(*wrapped_, t) : t;
+  wrapped_ = wrapped_ ? promote(*wrapped_, t) : t;  // wrapped numbers are never wide unsigned
 }
 
 namespace {
 // ATen's combine_categories: a lower-priority operand only matters when it is of
 // a higher category (bool < int < float) than the higher-priority one.
-std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> lower) {
+std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> lower, bool& ok) {
   if (!higher) return lower;
   if (!lower) return higher;
   if (is_float(*higher)) return higher;
-  if (is_bool(*higher) || is_float(*lower)) return promote(*higher, *lower);
+  if (is_bool(*higher) || is_float(*lower)) {
+    ok = ok && promotable(*higher, *lower);
+    return promote(*higher, *lower);
+  }
   return higher;
 }
 }  // namespace
 
+std::optional<DType> ResultType::resolve(bool& ok) const {
+  ok = valid_;
+  return combine(dim_, combine(zero_, wrapped_, ok), ok);
+}
+
 DType ResultType::result() const {
-  auto r = combine(dim_, combine(zero_, wrapped_));
+  bool ok;
+  auto r = resolve(ok);
   return r ? *r : DType::f32;
+}
+
+bool ResultType::valid() const {
+  bool ok;
+  resolve(ok);
+  return ok;
 }
 
 double float_max(DType t) {

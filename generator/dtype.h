@@ -5,11 +5,12 @@
 
 namespace dlfuzz {
 
-// i16 exists only because promote(u8, i8) == i16 in PyTorch; the generator never
-// creates it directly.
-enum class DType { f32, f64, f16, bf16, i64, i32, i16, i8, u8, b8 };
+// i16, u16, u32 and u64 are PyTorch 2.x types for the generator (1.13 has i16 only
+// as promote(u8, i8) and lacks the wide unsigned ones). The wide unsigned types
+// come last so that the older types keep their values.
+enum class DType { f32, f64, f16, bf16, i64, i32, i16, i8, u8, b8, u16, u32, u64 };
 
-constexpr int kNumDTypes = 10;
+constexpr int kNumDTypes = 13;
 
 const char* dtype_name(DType t);  // "f32", ..., "bool"
 std::optional<DType> dtype_from_name(const std::string& s);
@@ -20,8 +21,13 @@ int dtype_c10_code(DType t);            // c10::ScalarType's value
 bool is_float(DType t);
 bool is_int(DType t);  // integral, bool excluded
 bool is_bool(DType t);
+// uint16/32/64: PyTorch 2.x's "barebones" unsigned types. Few CPU kernels take them,
+// and they promote only with themselves and with floating types.
+bool is_wide_unsigned(DType t);
 
-// torch.promote_types
+// torch.promote_types; promotable(a, b) is false where PyTorch refuses (a wide
+// unsigned type with another integer or bool type), and promote() is then a.
+bool promotable(DType a, DType b);
 DType promote(DType a, DType b);
 // torch.can_cast(from, to): what an in-place op on a `to` tensor accepts.
 bool can_cast(DType from, DType to);
@@ -36,9 +42,13 @@ class ResultType {
   void add_tensor(DType t, int rank);
   void add_scalar(ScalarKind k);
   DType result() const;
+  // False when the operands need a promotion PyTorch refuses (see promotable).
+  bool valid() const;
 
  private:
+  std::optional<DType> resolve(bool& ok) const;
   std::optional<DType> dim_, zero_, wrapped_;
+  bool valid_ = true;
 };
 
 // torch.finfo(t).max and .tiny (the smallest normal value) of a floating dtype.

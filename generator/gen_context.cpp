@@ -122,7 +122,7 @@ int GenContext::new_input(const TensorType& t) {
     return add_input(t, InputKind::data, Init::uniform, -2, 2);
   }
   if (is_bool(t.dtype)) return add_input(t, InputKind::data, Init::uniform, 0, 2);
-  if (t.dtype == DType::u8) return add_input(t, InputKind::data, Init::uniform, 0, 10);
+  if (t.dtype == DType::u8 || is_wide_unsigned(t.dtype)) return add_input(t, InputKind::data, Init::uniform, 0, 10);
   return add_input(t, InputKind::data, Init::uniform, -5, 6);
 }
 
@@ -148,6 +148,8 @@ int GenContext::in_domain(int v, Domain d, DType) {
     case Domain::nonzero: {
       if (r.lo >= 0.25) return v;
       if (is_bool(t.dtype)) return v;  // callers do not ask this of bools
+      // uint16/32/64 have neither abs nor add kernels; they are never negative.
+      if (is_wide_unsigned(t.dtype)) return emit1("clamp", {{"self", ValueRef{v}}, {"min", int64_t(1)}});
       int a = emit1("abs", {{"self", ValueRef{v}}});
       return emit1("add", {{"self", ValueRef{a}}, {"other", lit(isf ? 0.5 : 1.0)}});
     }
@@ -159,7 +161,8 @@ int GenContext::in_domain(int v, Domain d, DType) {
         int c = emit1("clamp", {{"self", ValueRef{f}}, {"min", -4.0}, {"max", 4.0}});
         return emit1("to", {{"self", ValueRef{c}}, {"dtype", DType::f16}});
       }
-      return emit1("clamp", {{"self", ValueRef{v}}, {"min", lit(-4.0)}, {"max", lit(4.0)}});
+      double lo = is_wide_unsigned(t.dtype) ? 0.0 : -4.0;  // a negative bound on them is ill-defined
+      return emit1("clamp", {{"self", ValueRef{v}}, {"min", lit(lo)}, {"max", lit(4.0)}});
     }
   }
   return v;
@@ -190,7 +193,7 @@ DType GenContext::random_dtype() {
   std::vector<double> ws;
   for (auto& [t, w] : policy_.dtype_weights) {
     if (training() && !trainable_dtype(t)) continue;
-    if (t == DType::i16 && p_.target == Target::torch113) continue;
+    if ((t == DType::i16 || is_wide_unsigned(t)) && p_.target == Target::torch113) continue;
     ts.push_back(t);
     ws.push_back(w);
   }

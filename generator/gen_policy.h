@@ -47,8 +47,9 @@ struct GenPolicy {
   // Relative weight of each dtype for new data inputs.
   std::map<DType, double> dtype_weights = {{DType::f32, 60}, {DType::f64, 8}, {DType::bf16, 5}, {DType::f16, 3},
                                            {DType::i64, 8},  {DType::i32, 4}, {DType::i16, 2},  {DType::i8, 2},
-                                           {DType::u8, 2},   {DType::b8, 4}};
-  // (i16 only for torch2 programs: the 1.13 ones skip it.)
+                                           {DType::u8, 2},   {DType::b8, 4},   {DType::u16, 1},
+                                           {DType::u32, 1},  {DType::u64, 1}};
+  // (i16, u16, u32 and u64 only for torch2 programs: the 1.13 ones skip them.)
   // Relative weight of each op family (see generator/ops/families.def).
   std::map<std::string, double> family_weights = {
       {"unary", 14},  {"activation", 12}, {"binary", 14},  {"compare", 4},    {"ternary", 4},

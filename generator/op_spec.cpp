@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "generator/wide_unsigned.h"
+
 namespace dlfuzz {
 
 #define OP_FAMILY(name) void register_ops_##name(std::vector<OpSpec>& ops);
@@ -27,7 +29,10 @@ const std::vector<OpSpec>& all_ops() {
 
 std::string infer_node(const OpSpec& s, const Program& p, const Node& n, std::vector<TensorType>& out) {
   if (s.torch2_only && p.target != Target::torch2) return n.op + " needs target=torch2 (PyTorch 1.13 has no such op)";
-  return s.infer(p, n, out);
+  // Operands first (the clearer message), then results (a factory's dtype).
+  if (auto e = check_wide_unsigned(s, p, n, {}); !e.empty()) return e;
+  if (auto e = s.infer(p, n, out); !e.empty()) return e;
+  return check_wide_unsigned(s, p, n, out);
 }
 
 const OpSpec* find_op(const std::string& name) {
@@ -124,7 +129,7 @@ ScalarKind scalar_kind(const ArgValue& v) {
   return ScalarKind::none;
 }
 
-DType promoted(const Program& p, const Node& n, const std::vector<std::string>& names) {
+std::optional<DType> promoted(const Program& p, const Node& n, const std::vector<std::string>& names) {
   ResultType rt;
   for (const auto& name : names) {
     const Arg* a = n.arg(name);
@@ -134,6 +139,7 @@ DType promoted(const Program& p, const Node& n, const std::vector<std::string>& 
     else if (r) rt.add_tensor(p.type(r->id).dtype, p.type(r->id).rank());
     else rt.add_scalar(scalar_kind(a->value));
   }
+  if (!rt.valid()) return std::nullopt;
   return rt.result();
 }
 

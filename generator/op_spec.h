@@ -2,6 +2,7 @@
 // rule, how to generate a valid use of it, and how to spell it in Python and
 // TorchScript. Families register their specs from generator/ops/*.cpp.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,8 +121,10 @@ bool wrap_dim(int64_t& dim, int rank);
 ScalarKind scalar_kind(const ArgValue& v);
 // The kind of Python number `.item()` gives for a tensor of dtype t.
 ScalarKind scalar_kind_of(DType t);
-// Result dtype for an op whose named arguments take part in type promotion.
-DType promoted(const Program& p, const Node& n, const std::vector<std::string>& names);
+inline constexpr const char* kNoPromotion = "PyTorch does not promote these dtypes (uint16/32/64 with another integer type)";
+// Result dtype for an op whose named arguments take part in type promotion;
+// nullopt where PyTorch refuses the promotion (a wide unsigned type with an int).
+std::optional<DType> promoted(const Program& p, const Node& n, const std::vector<std::string>& names);
 }  // namespace infer_util
 
 }  // namespace dlfuzz

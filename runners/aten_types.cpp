@@ -1,6 +1,9 @@
 #include "runners/aten_types.h"
 
+#include <torch/version.h>
+
 #include <cstring>
+#include <stdexcept>
 
 namespace dlfuzz {
 
@@ -16,6 +19,15 @@ at::ScalarType to_aten(DType t) {
     case DType::i8: return at::kChar;
     case DType::u8: return at::kByte;
     case DType::b8: return at::kBool;
+#if TORCH_VERSION_MAJOR >= 2
+    case DType::u16: return at::kUInt16;
+    case DType::u32: return at::kUInt32;
+    case DType::u64: return at::kUInt64;
+#else
+    case DType::u16:
+    case DType::u32:
+    case DType::u64: throw std::runtime_error(std::string(dtype_name(t)) + " needs PyTorch 2.x's LibTorch (this is 1.x)");
+#endif
   }
   return at::kFloat;
 }
@@ -24,6 +36,10 @@ DType from_aten(at::ScalarType t) {
   for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i64, DType::i32, DType::i16, DType::i8,
                   DType::u8, DType::b8})
     if (to_aten(d) == t) return d;
+#if TORCH_VERSION_MAJOR >= 2
+  for (DType d : {DType::u16, DType::u32, DType::u64})
+    if (to_aten(d) == t) return d;
+#endif
   return DType::f32;
 }
 

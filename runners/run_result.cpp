@@ -56,6 +56,9 @@ double HostTensor::at(int64_t i) const {
     case DType::i8: return load<int8_t>(bytes, i);
     case DType::u8: return load<uint8_t>(bytes, i);
     case DType::b8: return load<uint8_t>(bytes, i) ? 1 : 0;
+    case DType::u16: return load<uint16_t>(bytes, i);
+    case DType::u32: return load<uint32_t>(bytes, i);
+    case DType::u64: return static_cast<double>(load<uint64_t>(bytes, i));  // as i64: exact below 2^53
   }
   return 0;
 }

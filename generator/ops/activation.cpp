@@ -71,6 +71,7 @@ std::string infer_clamp(const Program& p, const Node& n, std::vector<TensorType>
   rt.add_tensor(self->dtype, self->rank());
   if (!lo_none) rt.add_scalar(infer_util::scalar_kind(lo->value));
   if (!hi_none) rt.add_scalar(infer_util::scalar_kind(hi->value));
+  if (!rt.valid()) return infer_util::kNoPromotion;
   out = {{rt.result(), self->shape}};
   return "";
 }

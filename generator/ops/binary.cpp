@@ -108,6 +108,7 @@ std::string infer_pow(const Program& p, const Node& n, std::vector<TensorType>& 
       return "integers to negative integer powers are not allowed";
     rt.add_scalar(scalar_kind(e->value));
   }
+  if (!rt.valid()) return infer_util::kNoPromotion;
   out = {{rt.result(), shape}};
   return "";
 }

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "generator/wide_unsigned.h"
+
 namespace dlfuzz::ops {
 
 bool dtype_allowed(const OpSpec& s, DType t, Target target) {
   if (s.float_only && !is_float(t)) return false;
   if (!s.bool_ok && is_bool(t)) return false;
+  if (is_wide_unsigned(t)) return target == Target::torch2 && takes_wide_unsigned(s);
   if (target == Target::torch2) return true;  // int16 and CPU half kernels everywhere
   if (!s.half_ok && (t == DType::f16 || t == DType::bf16)) return false;
   return t != DType::i16;
@@ -64,7 +67,9 @@ std::string infer_float(const Program& p, const Node& n, std::vector<TensorType>
 std::string infer_binary(const Program& p, const Node& n, std::vector<TensorType>& out) {
   Shape shape;
   if (auto e = check_other(p, n, shape); !e.empty()) return e;
-  DType t = promoted(p, n, {"self", "other"});
+  auto promo = promoted(p, n, {"self", "other"});
+  if (!promo) return infer_util::kNoPromotion;
+  DType t = *promo;
   const OpSpec* s = find_op(n.op);
   if (s && !dtype_allowed(*s, t, p.target)) return std::string("dtype ") + dtype_name(t) + " not supported by " + n.op;
   out = {{t, shape}};

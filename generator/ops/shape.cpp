@@ -118,6 +118,7 @@ std::string list_types(const Program& p, const Node& n, std::vector<const Tensor
     rt.add_tensor(ts.back()->dtype, 1);
   }
   if (ts.empty()) return "expected a non-empty list of tensors";
+  if (!rt.valid()) return infer_util::kNoPromotion;
   dt = rt.result();
   const OpSpec* s = find_op(n.op);
   if (s && !dtype_allowed(*s, dt, p.target))

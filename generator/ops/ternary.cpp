@@ -39,7 +39,9 @@ std::string infer_where(const Program& p, const Node& n, std::vector<TensorType>
   }
   Shape shape;
   if (auto e = broadcast_all(p, n, {"condition", "self", "other"}, shape); !e.empty()) return e;
-  out = {{promoted(p, n, {"self", "other"}), shape}};
+  auto t = promoted(p, n, {"self", "other"});
+  if (!t) return infer_util::kNoPromotion;
+  out = {{*t, shape}};
   return "";
 }
 
@@ -55,7 +57,9 @@ bool gen_where(GenContext& g, const OpSpec& s, Node& n) {
   // common idiom), else any bool tensor that broadcasts to x.
   int cond;
   if (!is_bool(x.dtype) && c.coin(0.5)) {
-    cond = g.emit1("gt", {{"self", ValueRef{*v}}, {"other", random_number(g, x.dtype, -1, 1)}});
+    // uint16/32/64 have no gt kernel: x != c.
+    const char* cmp = is_wide_unsigned(x.dtype) ? "ne" : "gt";
+    cond = g.emit1(cmp, {{"self", ValueRef{*v}}, {"other", random_number(g, x.dtype, -1, 1)}});
   } else {
     cond = operand(g, x.shape, DType::b8);
   }
@@ -83,7 +87,9 @@ std::string infer_addc(const Program& p, const Node& n, std::vector<TensorType>&
   }
   Shape shape;
   if (auto e = broadcast_all(p, n, {"self", "tensor1", "tensor2"}, shape); !e.empty()) return e;
-  DType t = promoted(p, n, {"self", "tensor1", "tensor2"});
+  auto promo = promoted(p, n, {"self", "tensor1", "tensor2"});
+  if (!promo) return infer_util::kNoPromotion;
+  DType t = *promo;
   if (s && !dtype_allowed(*s, t, p.target)) return std::string("dtype ") + dtype_name(t) + " not supported by " + n.op;
   if (const Arg* v = n.arg("value")) {
     ScalarKind k = scalar_kind(v->value);

@@ -131,6 +131,8 @@ DTYPE_NAMES = {
     torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8",
     torch.bool: "bool",
 }
+# uint16/32/64 are PyTorch 2.3+ (the worker also runs under Debian's torch 1.13).
+DTYPE_NAMES.update({getattr(torch, f"uint{b}"): f"u{b}" for b in (16, 32, 64) if hasattr(torch, f"uint{b}")})
 
 
 def tensor_meta(t, blob):

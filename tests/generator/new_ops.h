@@ -61,4 +61,14 @@ inline GenPolicy data_ops_policy(Target target = Target::torch113) {
   return policy;
 }
 
+// torch2 programs made mostly of uint16/32/64 tensors (PyTorch 2.x's barebones
+// unsigned types): every other dtype weighs 1, each wide unsigned one 30.
+inline GenPolicy wide_unsigned_policy() {
+  GenPolicy policy;
+  policy.target = Target::torch2;
+  policy.family_weights["collective"] = 0;
+  for (auto& [t, w] : policy.dtype_weights) w = is_wide_unsigned(t) ? 30 : 1;
+  return policy;
+}
+
 }  // namespace dlfuzz::test

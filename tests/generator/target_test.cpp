@@ -17,7 +17,8 @@ namespace {
 
 struct Uses {
   int programs = 0, i16 = 0, half_where_113_lacks = 0;  // f16 into an op whose 1.13 CPU kernels lack it
-  std::set<std::string> torch2_ops;
+  int wide_unsigned = 0;                                 // programs with a uint16/32/64 value
+  std::set<std::string> torch2_ops, wide_unsigned_ops;   // ops reading a uint16/32/64 tensor
 };
 
 Uses generate(Target target, int count) {
@@ -32,12 +33,14 @@ Uses generate(Target target, int count) {
     EXPECT_TRUE(back.ok()) << "seed " << seed << ": " << (back.ok() ? "" : back.error->str());
     EXPECT_TRUE(back.program == p) << "seed " << seed;
     ++u.programs;
-    bool i16 = false, half = false;
-    for (const auto& v : p.values) i16 |= v.type.dtype == DType::i16;
+    bool i16 = false, half = false, wide = false;
+    for (const auto& v : p.values) i16 |= v.type.dtype == DType::i16, wide |= is_wide_unsigned(v.type.dtype);
     for_each_node(p.body, [&](const Node& n) {
       const OpSpec* s = find_op(n.op);
       if (!s) return;
       if (s->torch2_only) u.torch2_ops.insert(n.op);
+      for (int in : node_inputs(n))
+        if (is_wide_unsigned(p.type(in).dtype)) u.wide_unsigned_ops.insert(n.op);
       // The type rules check the first operand's dtype (a bf16 exponent of pow is fine).
       for (int in : node_inputs(n)) {
         if (in != node_inputs(n).front()) break;
@@ -49,6 +52,7 @@ Uses generate(Target target, int count) {
       }
     });
     u.i16 += i16;
+    u.wide_unsigned += wide;
     u.half_where_113_lacks += half;
   }
   return u;
@@ -57,6 +61,7 @@ Uses generate(Target target, int count) {
 TEST(Target, TorchOneThirteenProgramsKeepToWhatItRuns) {
   Uses u = generate(Target::torch113, 1500);
   EXPECT_EQ(u.i16, 0);
+  EXPECT_EQ(u.wide_unsigned, 0);
   EXPECT_EQ(u.half_where_113_lacks, 0);
   EXPECT_TRUE(u.torch2_ops.empty());
   // Their text is as before targets existed: no target field.
@@ -67,7 +72,12 @@ TEST(Target, TorchTwoProgramsUseWhatOneThirteenLacks) {
   Uses u = generate(Target::torch2, 1500);
   std::cout << "torch2: i16 in " << u.i16 << ", half where 1.13 lacks it in " << u.half_where_113_lacks << " of "
             << u.programs << "\n";
+  std::cout << "torch2: uint16/32/64 in " << u.wide_unsigned << " programs, read by " << u.wide_unsigned_ops.size()
+            << " ops\n";
   EXPECT_GT(u.i16, 30);
+  EXPECT_GT(u.wide_unsigned, 30);
+  EXPECT_GT(u.wide_unsigned_ops.size(), 15u);
+  EXPECT_EQ(u.wide_unsigned_ops.count("add"), 0u);  // no add kernel for them
   EXPECT_GT(u.half_where_113_lacks, 30);
   EXPECT_EQ(u.torch2_ops,
             (std::set<std::string>{"rms_norm", "scaled_dot_product_attention", "view_dtype", "_foreach_lerp"}));
@@ -99,6 +109,34 @@ TEST(Target, TorchTwoOpsAreRefusedInOneThirteenPrograms) {
   ASSERT_TRUE(ok.ok()) << ok.error->str();
   EXPECT_NE(emit_python(ok.program).find("torch.nn.functional.rms_norm(x0, normalized_shape=[4])"), std::string::npos)
       << emit_python(ok.program);
+}
+
+// uint16/32/64 as PyTorch 2.x has them: kernels in a few ops, promotion only
+// with themselves and floats, sums in int64, nothing of it in 1.13 programs.
+TEST(Target, WideUnsignedTypeRulesFollowPyTorch) {
+  const std::string head =
+      "dlfuzz 1 seed=0 mode=infer target=torch2\n"
+      "input %a : u16[3] range(0,10)\n"
+      "input %b : u16[3] range(0,10)\n"
+      "input %i : i64[3] range(0,10)\n"
+      "input %f : f32[3] range(0,10)\n";
+  auto error_of = [&](const std::string& body, const std::string& h) {
+    ParseResult r = parse_program(h + body + "return %1\n");
+    return r.ok() ? std::string() : r.error->message;
+  };
+  EXPECT_EQ(error_of("%1 : u16[3] = mul %a, %b\n", head), "");
+  EXPECT_EQ(error_of("%1 : u16[3] = mul %a, 2\n", head), "");
+  EXPECT_EQ(error_of("%1 : f32[3] = mul %a, %f\n", head), "");
+  EXPECT_EQ(error_of("%1 : i64[] = sum %a\n", head), "");
+  EXPECT_EQ(error_of("%1 : f32[3] = div %a, %b\n", head), "");
+  EXPECT_NE(error_of("%1 : u16[3] = mul %a, %i\n", head).find("does not promote"), std::string::npos);
+  EXPECT_NE(error_of("%1 : u16[3] = add %a, %b\n", head).find("add"), std::string::npos);
+  EXPECT_NE(error_of("%1 : f32[3] = div %a, %b, rounding_mode=\"floor\"\n", head).find("rounding mode"),
+            std::string::npos);
+  std::string old = head;
+  old.replace(old.find(" target=torch2"), 14, "");
+  EXPECT_NE(error_of("%1 : u16[3] = mul %a, %b\n", old).find("need target=torch2"), std::string::npos)
+      << error_of("%1 : u16[3] = mul %a, %b\n", old);
 }
 
 TEST(Target, AttentionTypeRule) {

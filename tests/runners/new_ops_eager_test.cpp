@@ -55,8 +55,9 @@ void runs_them_with_the_irs_types(const std::string& name, const GenPolicy& poli
   }
 }
 
-// The same through the Python worker's py-eager (PyTorch 2.x).
-void python_eager_runs_them(const GenPolicy& policy, int kSeeds) {
+// The same through the Python worker's py-eager (PyTorch 2.x); with `dtypes`,
+// the outputs have the IR's dtypes too.
+void python_eager_runs_them(const GenPolicy& policy, int kSeeds, bool dtypes = false) {
   Executor ex(test::python_options());
   std::map<std::string, int> failures;
   int ok = 0;
@@ -67,8 +68,14 @@ void python_eager_runs_them(const GenPolicy& policy, int kSeeds) {
     if (rs[0].ok()) {
       ++ok;
       EXPECT_EQ(rs[0].outputs.size(), p.body.yields.size());
-      for (size_t i = 0; i < rs[0].outputs.size() && i < p.body.yields.size(); ++i)
+      for (size_t i = 0; i < rs[0].outputs.size() && i < p.body.yields.size(); ++i) {
         EXPECT_EQ(rs[0].outputs[i].shape, p.type(p.body.yields[i]).shape) << "seed " << seed;
+        if (dtypes) {
+          EXPECT_EQ(dtype_name(rs[0].outputs[i].dtype), std::string(dtype_name(p.type(p.body.yields[i]).dtype)))
+              << "seed " << seed << " output " << i << "\n"
+              << print_program(p);
+        }
+      }
     } else {
       failures[rs[0].error.substr(0, 200)]++;
       if (std::getenv("DLFUZZ_DEBUG")) std::cerr << "seed " << seed << ": " << rs[0].error << "\n" << print_program(p);
@@ -156,6 +163,14 @@ TEST(DataOps, DropoutDrawsTheSameMaskEverywhere) {
     EXPECT_GT(zeros, 8) << r.runner;
   }
   EXPECT_EQ(ev.results.size(), runners.size() + (python ? 4u : 2u));
+}
+
+// uint16/32/64 (torch2 programs): the type rules admit only what PyTorch 2.x's
+// eager has kernels and promotions for, with the result dtypes it gives. A
+// failure here after a PyTorch update: rerun scripts/probe_wide_unsigned.py.
+TEST(WideUnsigned, PythonEagerRunsThemWithTheIRsTypes) {
+  if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  python_eager_runs_them(test::wide_unsigned_policy(), 150, true);
 }
 
 }  // namespace dlfuzz
