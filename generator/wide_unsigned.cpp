@@ -36,10 +36,15 @@ const std::set<std::string>& wide_unsigned_ops() {
 }
 
 // Ops on the list whose kernels take the types only with some arguments.
-std::string check_arguments(const Node& n) {
+std::string check_arguments(const Program& p, const Node& n) {
   using infer_util::str_arg;
   if (n.op == "div" && !str_arg(n, "rounding_mode", "").empty()) return "div with a rounding mode";
-  if ((n.op == "index_add" || n.op == "index_add_") && n.arg("alpha")) return n.op + " with alpha";
+  if (n.op == "index_add" || n.op == "index_add_") {
+    if (n.arg("alpha")) return n.op + " with alpha";
+    // The 1-d kernel (one element per index) is another one, without them.
+    const TensorType* self = infer_util::tensor_arg(p, n, "self");
+    if (self && self->rank() < 2) return n.op + " of a 0-d or 1-d tensor";
+  }
   if (n.op == "scatter_reduce") {
     std::string r = str_arg(n, "reduce", "");
     if (r != "sum" && r != "prod") return "scatter_reduce with reduce=" + r;
@@ -71,7 +76,7 @@ std::string check_wide_unsigned(const OpSpec& s, const Program& p, const Node& n
   if (!touches_wide_unsigned(p, n, out)) return "";
   if (p.target != Target::torch2) return "uint16/32/64 need target=torch2 (PyTorch 1.13 has no such types)";
   if (!takes_wide_unsigned(s)) return n.op + " has no uint16/32/64 kernels";
-  if (auto why = check_arguments(n); !why.empty()) return why + " has no uint16/32/64 kernels";
+  if (auto why = check_arguments(p, n); !why.empty()) return why + " has no uint16/32/64 kernels";
   return "";
 }
 

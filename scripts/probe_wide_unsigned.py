@@ -76,6 +76,7 @@ REFUSED = {
     "mm": lambda a: a[0] @ a[0].t(),
     "index_put": lambda a: a.index_put((IDX,), a[0, 0, 0]),
     "div_floor": lambda a: torch.div(a, a, rounding_mode="floor"),
+    "index_add_1d": lambda a: a.reshape(-1).index_add(0, IDX, a.reshape(-1)[:2]),
 }
 
 
