@@ -538,6 +538,9 @@ def main(meta, fn):
                     help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
                          " function again with the batch resized (as dlfuzz's inductor-dynamic)")
     ap.add_argument("--dump-json", help="write the eager results here and exit")
+    ap.add_argument("--fail-above", type=float, metavar="TOL",
+                    help="exit 1 when the max abs diff is above TOL (a predicate for"
+                         " python -m torch._inductor.compiler_bisector run)")
     args = ap.parse_args()
     world = meta.world
     if world > 1:  # each rank runs eager and compiled; rank 0 prints the comparison
@@ -581,4 +584,4 @@ def main(meta, fn):
             say(f"rank {r}: {line}" if world > 1 else line)
         worst = max(worst, rank_worst)
     say("max abs diff", worst)
-    return 0
+    return 1 if args.fail_above is not None and worst > args.fail_above else 0

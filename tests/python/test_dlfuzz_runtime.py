@@ -4,10 +4,13 @@ ctest runs them with the project's .venv (PyTorch 2.x) and with Debian's python3
 
     .venv/bin/python -m unittest discover -s tests/python
 """
+import contextlib
+import io
 import math
 import os
 import sys
 import unittest
+from unittest import mock
 
 import torch
 
@@ -202,6 +205,23 @@ class Run(unittest.TestCase):
         self.assertEqual(j["outputs"][0]["dtype"], "torch.float32")
         self.assertEqual(len(j["outputs"][0]["values"]), 8)
 
+
+    def test_fail_above_is_the_exit_status(self):
+        # The repro as compiler_bisector's predicate: exit 1 only past --fail-above.
+        fn = rt.define_program(INFER_SRC)
+
+        def off_by_a_tenth(x0, w0):
+            return tuple(v + 0.1 for v in fn(x0, w0))
+
+        def repro(*argv):
+            with mock.patch.object(sys, "argv", ["repro.py", *argv]), \
+                    mock.patch.object(rt, "compiled", lambda f, backend, dynamic: off_by_a_tenth), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                return rt.main(meta([X, W]), fn)
+
+        self.assertEqual(repro(), 0)  # without the flag the repro only reports
+        self.assertEqual(repro("--fail-above", "0.5"), 0)
+        self.assertEqual(repro("--fail-above", "0.01"), 1)
 
     def test_json_float_spells_non_finite_values(self):
         self.assertEqual([rt._json_float(v) for v in (float("nan"), float("inf"), -float("inf"), -0.0, 1.5)],
