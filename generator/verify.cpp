@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <set>
 
 #include "generator/op_spec.h"
@@ -80,15 +81,36 @@ class Verifier {
       for (int v : node_inputs(n))
         if (v < 0 || v >= int(p_.values.size()) || !defined(v, scopes))
           return fmt::format("node {}: operand %{} is not defined here", where, name(v));
+      if (auto e = garbage_read(n, scopes.size()); !e.empty()) return fmt::format("node {}: {}", where, e);
       if (auto e = node(n, scopes); !e.empty()) return fmt::format("node {}: {}", where, e);
       for (int o : n.outputs) {
         if (!fresh(o)) return fmt::format("node {}: output %{} defined twice", where, name(o));
         seen_.insert(o);
         scopes.back().insert(o);
       }
+      if (n.op == "empty_like" || n.op == "new_empty") unwritten_[n.outputs.at(0)] = scopes.size();
     }
-    for (int y : b.yields)
+    for (int y : b.yields) {
       if (!defined(y, scopes)) return fmt::format("yield: %{} is not defined", name(y));
+      if (unwritten_.count(y)) return fmt::format("yield: %{} is an empty tensor not yet overwritten", name(y));
+    }
+    return "";
+  }
+
+  // An empty_like / new_empty result holds garbage until a fill_ or copy_ in
+  // its own block overwrites it (as self): any other use first reads garbage.
+  std::string garbage_read(const Node& n, size_t depth) {
+    for (int v : node_inputs(n)) {
+      auto it = unwritten_.find(v);
+      if (it == unwritten_.end()) continue;
+      const Arg* self = n.arg("self");
+      bool overwrite = (n.op == "fill_" || n.op == "copy_") && it->second == depth && self &&
+                       std::get_if<ValueRef>(&self->value) && std::get<ValueRef>(self->value).id == v &&
+                       !(n.op == "copy_" && n.arg("src") && std::get_if<ValueRef>(&n.arg("src")->value) &&
+                         std::get<ValueRef>(n.arg("src")->value).id == v);
+      if (!overwrite) return fmt::format("reads %{}, an empty tensor not yet overwritten", name(v));
+      unwritten_.erase(it);
+    }
     return "";
   }
 
@@ -191,6 +213,7 @@ class Verifier {
 
   const Program& p_;
   std::set<int> seen_;
+  std::map<int, size_t> unwritten_;  // empty_like / new_empty results, by block depth
 };
 
 }  // namespace

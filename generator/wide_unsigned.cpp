@@ -26,6 +26,7 @@ const std::set<std::string>& wide_unsigned_ops() {
       "movedim", "view_dtype", "pad", "index",
       // factories
       "zeros_like", "ones_like", "full_like", "new_zeros", "new_ones", "new_full", "zeros", "ones", "full",
+      "empty_like", "new_empty", "fill_", "copy_",
       // indexing and scatter
       "index_select", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_add", "index_add_",
       "scatter_reduce", "embedding",

@@ -157,6 +157,14 @@ void register_ops_factory(std::vector<OpSpec>& ops) {
   for (const char* name : {"zeros_like", "ones_like", "full_like"}) ops.push_back(factory(name, Kind::like));
   for (const char* name : {"new_zeros", "new_ones", "new_full"}) ops.push_back(factory(name, Kind::new_));
   for (const char* name : {"zeros", "ones", "full"}) ops.push_back(factory(name, Kind::plain));
+  // empty_like / new_empty: garbage memory. Made only by fill_ and copy_, which
+  // overwrite it at once (generator/ops/inplace.cpp; verify() holds every
+  // program to that), so no generate function of their own.
+  for (auto [name, kind] : {std::pair{"empty_like", Kind::like}, std::pair{"new_empty", Kind::new_}}) {
+    OpSpec s = factory(name, kind);
+    s.generate = nullptr;
+    ops.push_back(s);
+  }
   OpSpec arange;
   arange.name = "arange";
   arange.family = "factory";

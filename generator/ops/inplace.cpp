@@ -2,6 +2,7 @@
 // the write then shows through the view's base. Targets come from
 // GenContext::pick_mutable, which knows what autograd and aliasing allow.
 #include "generator/ops/common.h"
+#include "generator/wide_unsigned.h"
 
 namespace dlfuzz {
 using namespace ops;
@@ -41,6 +42,72 @@ bool gen_clamp_(GenContext& g, const OpSpec& s, Node& n) {
   n.args.push_back({"min", f ? ArgValue(g.choices().uniform(-2, 0)) : ArgValue(int64_t(-1))});
   n.args.push_back({"max", f ? ArgValue(g.choices().uniform(0, 2)) : ArgValue(int64_t(3))});
   return true;
+}
+
+// fill_ and copy_ overwrite every element of their target: an existing tensor
+// the rules let us mutate (a view writes through to its base), or, half the
+// time, a fresh torch.empty_like / new_empty, whose memory is garbage until
+// then (verify() rejects reading one before it is overwritten).
+bool gen_overwrite(GenContext& g, const OpSpec& s, Node& n) {
+  Choices& c = g.choices();
+  auto ok = [&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target); };
+  // The target, or for a fresh empty the tensor it is made like (same type).
+  bool fresh = c.coin(0.5);
+  std::optional<int> target = fresh ? g.pick(ok) : g.pick_mutable(ok);
+  if (!target) return false;
+  const TensorType self = g.program().type(*target);
+  n.args = {{"self", ValueRef{*target}}};
+  if (s.name == "fill_") {
+    // (TorchScript takes no bool for a Scalar; an int tensor takes an int.)
+    ArgValue v = is_bool(self.dtype) ? ArgValue(int64_t(c.below(2))) : random_number(g, self.dtype, -3, 3);
+    if (!is_float(self.dtype) && std::holds_alternative<double>(v)) v = int64_t(1);
+    n.args.push_back({"value", v});
+  } else {
+    // From a tensor that broadcasts to the target, of its dtype or (floats)
+    // another float dtype: no float-to-int conversion of out-of-range values.
+    DType dt = is_float(self.dtype) && c.coin(0.3) ? g.random_float_dtype() : self.dtype;
+    if (!ok({dt, self.shape})) dt = self.dtype;
+    TensorType want = broadcastable_type(g, self.shape, dt);
+    Shape b;
+    if (!broadcast(self.shape, want.shape, b) || b != self.shape) want.shape = self.shape;
+    int src = g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
+    if (g.may_alias(src, *target)) src = g.new_input(want);
+    n.args.push_back({"src", ValueRef{src}});
+  }
+  // The empty is made last, once the node is known to be valid: an empty left
+  // behind unwritten would fail verify().
+  std::vector<TensorType> out;
+  if (!s.infer(g.program(), n, out).empty() || !check_wide_unsigned(s, g.program(), n, out).empty()) return false;
+  if (fresh) {
+    int like = *target;
+    n.args[0].value = ValueRef{c.coin(0.5) ? g.emit1("empty_like", {{"self", ValueRef{like}}})
+                                           : g.emit1("new_empty", {{"self", ValueRef{like}}, {"size", IntList(self.shape)}})};
+  }
+  return true;
+}
+
+std::string infer_fill(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self = tensor_arg(p, n, "self");
+  if (!self) return "missing tensor argument 'self'";
+  const Arg* v = n.arg("value");
+  if (!v || scalar_kind(v->value) == ScalarKind::none) return "fill_ needs a number 'value'";
+  if (scalar_kind(v->value) == ScalarKind::floating && !is_float(self->dtype))
+    return "a float value written into an integer tensor";  // ATen truncates; kept apart
+  out = {*self};
+  return "";
+}
+
+std::string infer_copy(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self = tensor_arg(p, n, "self");
+  const TensorType* src = tensor_arg(p, n, "src");
+  if (!self || !src) return "copy_ needs tensors 'self' and 'src'";
+  Shape shape;
+  if (!broadcast(self->shape, src->shape, shape) || shape != self->shape)
+    return "src " + type_str(*src) + " does not broadcast to " + type_str(*self);
+  if (is_float(src->dtype) && !is_float(self->dtype)) return "a float src copied into an integer tensor";
+  if (is_int(src->dtype) && src->dtype != self->dtype) return "copy_ between integer dtypes is left out";
+  out = {*self};
+  return "";
 }
 
 std::string infer_inplace_unary(const Program& p, const Node& n, std::vector<TensorType>& out) {
@@ -84,6 +151,18 @@ void register_ops_inplace(std::vector<OpSpec>& ops) {
     s.saves_output = true;
     ops.push_back(s);
   }
+  OpSpec fill = inplace("fill_", false);
+  fill.params = {T("self"), {"value", ParamKind::number, false, true}};
+  fill.infer = infer_fill;
+  fill.generate = gen_overwrite;
+  fill.bool_ok = true;
+  ops.push_back(fill);
+  OpSpec copy = inplace("copy_", false);
+  copy.params = {T("self"), T("src")};
+  copy.infer = infer_copy;
+  copy.generate = gen_overwrite;
+  copy.bool_ok = true;
+  ops.push_back(copy);
   OpSpec clamp = inplace("clamp_", false);
   clamp.params = {T("self"), A("min", ParamKind::number, true), A("max", ParamKind::number, true)};
   clamp.generate = gen_clamp_;

@@ -14,7 +14,7 @@ inline const std::vector<std::string> kNewOps = {
     "scatter_reduce", "index_add",  "index_copy",  "index_fill",   "masked_fill",  "index_put",  "scatter_",
     "scatter_add_",   "index_add_", "index_copy_", "index_fill_",  "masked_fill_", "index_put_", "sort",
     "topk",           "cummax",     "cummin",      "cumprod",      "pad",          "tril",       "triu",
-    "floor_divide"};
+    "floor_divide",   "fill_",      "copy_"};
 
 // The new families weigh 8, every other family 1 (collectives 0).
 inline GenPolicy new_ops_policy() {

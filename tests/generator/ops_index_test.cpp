@@ -51,7 +51,41 @@ TEST(OpsFactory, Infer) {
       {"arange", {{"start", int64_t(0)}, {"end", int64_t(4)}, {"step", int64_t(1)}, {"dtype", DType::f64}}, "f64[4]"},
       {"arange", {{"start", int64_t(0)}, {"end", int64_t(4)}, {"step", int64_t(-1)}}, "error"},
       {"arange", {{"start", int64_t(0)}, {"end", int64_t(4)}, {"step", int64_t(0)}}, "error"},
+      {"empty_like", {{"self", V(4)}}, "i32[4,3]"},
+      {"new_empty", {{"self", V(0)}, {"size", IntList{2}}, {"dtype", DType::f64}}, "f64[2]"},
+      {"fill_", {{"self", V(4)}, {"value", int64_t(7)}}, "i32[4,3]"},
+      {"fill_", {{"self", V(4)}, {"value", 0.5}}, "error"},  // ATen would truncate
+      {"copy_", {{"self", V(0)}, {"src", V(5)}}, "error"},    // [2,3] does not broadcast to [4,3]
+      {"copy_", {{"self", V(5)}, {"src", V(8)}}, "f32[2,3]"},
+      {"copy_", {{"self", V(4)}, {"src", V(0)}}, "error"},  // float into int
   });
+}
+
+// An empty_like / new_empty holds garbage: a program must overwrite it (fill_ or
+// copy_ as self, in the same block) before anything reads or returns it.
+TEST(OpsFactory, EmptyTensorsAreOverwrittenBeforeAnyRead) {
+  const std::string head =
+      "dlfuzz 1 seed=0 mode=infer\n"
+      "input %x : f32[2,3] range(-1,1)\n"
+      "%1 : f32[2,3] = empty_like %x\n";
+  auto error_of = [&](const std::string& body) {
+    ParseResult r = parse_program(head + body);
+    return r.ok() ? std::string() : r.error->message;
+  };
+  EXPECT_EQ(error_of("%2 : f32[2,3] = fill_ %1, 0.5\n%3 : f32[2,3] = sin %1\nreturn %3\n"), "");
+  EXPECT_EQ(error_of("%2 : f32[2,3] = copy_ %1, %x\nreturn %1\n"), "");
+  EXPECT_NE(error_of("%2 : f32[2,3] = sin %1\nreturn %2\n").find("not yet overwritten"), std::string::npos);
+  EXPECT_NE(error_of("return %1\n").find("not yet overwritten"), std::string::npos);
+  EXPECT_NE(error_of("%2 : f32[2,3] = copy_ %x, %1\nreturn %2\n").find("not yet overwritten"), std::string::npos);
+  // Generated programs keep to it (verify() runs on every one), and make them.
+  GenPolicy policy;
+  int empties = 0;
+  for (uint64_t seed = 0; seed < 600; ++seed) {
+    Program p = generate_program(policy, seed);
+    ASSERT_EQ(verify(p), "") << "seed " << seed;
+    for_each_node(p.body, [&](const Node& n) { empties += n.op == "empty_like" || n.op == "new_empty"; });
+  }
+  EXPECT_GT(empties, 20);
 }
 
 TEST(OpsIndex, Infer) {
