@@ -1,5 +1,6 @@
-// dlfuzz triage list|show|report|export|merge|retest --db DB
+// dlfuzz triage list|show|report|export|merge|retest|bisect --db DB
 #include <fmt/format.h>
+#include <stdlib.h>
 
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,8 @@
 #include "cli/output_file.h"
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
+#include "generator/emit.h"
+#include "triage/compiler_bisect.h"
 #include "triage/html_report.h"
 #include "triage/merge.h"
 #include "triage/perf_report.h"
@@ -24,6 +27,7 @@ struct Opts {
   std::vector<std::string> shards;
   int timeout = 60;
   std::string envs;  // retest --env A,B
+  double fail_above = 1e-3;  // bisect: the repro's max abs diff that still shows the bug
 };
 
 int with_store(const Opts& o, const std::function<int(Store&)>& f) {
@@ -69,7 +73,9 @@ int show(Store& s, const Opts& o) {
       d->bug.id, d->bug.title, d->bug.status, d->bug.hits, d->findings, d->bug.first_seen, d->bug.last_seen,
       d->bug.duplicate_of ? fmt::format(", duplicate of bug {}", d->bug.duplicate_of) : "", d->bug.full_signature(),
       d->test_runner, d->ref_runner, d->stage, d->detail, d->versions,
-      d->bug.layer.empty() ? "" : "layer: " + d->bug.layer + "\n", d->affects.empty() ? "" : d->affects + "\n",
+      d->bug.layer.empty() ? "" : "layer: " + d->bug.layer + "\n" +
+                                      (d->bug.compiler_pass.empty() ? "" : "pass: " + d->bug.compiler_pass + "\n"),
+      d->affects.empty() ? "" : d->affects + "\n",
       d->reduced ? "reduced" : "example", d->program);
   std::cout << performance_markdown(d->evidence, d->ref_runner, d->test_runner);
   if (!d->first_divergence.empty()) std::cout << "first diverging op: " << d->first_divergence << "\n";
@@ -169,10 +175,54 @@ int retest(Store& s, const Opts& o) {
                            skipped ? fmt::format(", {} could not be retested", skipped) : "");
   return still ? kExitFinding : kExitOk;
 }
+// Runs PyTorch's compiler_bisector on a torch.compile bug's repro and records
+// the pass it names (triage/compiler_bisect.h).
+int bisect(Store& s, const Opts& o) {
+  auto d = find_bug(s, o);
+  if (!d) return kExitUsage;
+  auto spec = parse_runner(d->test_runner);
+  const std::string family = spec ? spec->family() : "";
+  if (family != "inductor" && family != "aot" && family != "dynamo") {
+    std::cerr << fmt::format("dlfuzz triage bisect: bug {} is not a torch.compile bug (runner {})\n", o.id,
+                             d->test_runner);
+    return kExitUsage;
+  }
+  if (d->oracle != "numeric" && d->oracle != "status") {
+    std::cerr << fmt::format("dlfuzz triage bisect: bug {} is a '{}' finding; the repro checks values and errors only\n",
+                             o.id, d->oracle);
+    return kExitUsage;
+  }
+  ParseResult pr = parse_program(d->program, fmt::format("bug:{}", o.id), ParseMode::repair);
+  if (!pr.ok()) {
+    std::cerr << "dlfuzz triage bisect: the bug's program no longer loads: " << pr.error->str() << "\n";
+    return kExitUsage;
+  }
+  const std::string python = default_executor_options().python;
+  if (python.empty()) {
+    std::cerr << "dlfuzz triage bisect: no Python with PyTorch 2.x (.venv, or DLFUZZ_PYTHON)\n";
+    return kExitUsage;
+  }
+  std::vector<std::string> args = {"--backend"};
+  for (const auto& word : CLI::detail::split(spec->row->repro_backend, ' ')) args.push_back(word);
+  char dir[] = "/tmp/dlfuzz-bisect-XXXXXX";
+  if (!mkdtemp(dir)) {
+    std::cerr << "dlfuzz triage bisect: cannot make a directory under /tmp\n";
+    return kExitCannotWrite;
+  }
+  std::cout << fmt::format("bug {}: bisecting in {} (each step compiles the repro again: minutes)\n", o.id, dir);
+  BisectRun run = run_compiler_bisector(python, emit_python(pr.program), args, o.fail_above, dir);
+  if (!run.result) {
+    std::cout << fmt::format("bug {}: not bisected: {}\n", o.id, run.error);
+    return kExitFinding;
+  }
+  s.record_compiler_pass(o.id, run.result->summary());
+  std::cout << fmt::format("bug {}: pass: {}\n", o.id, run.result->summary());
+  return kExitOk;
+}
 }  // namespace
 
 void add_triage(CLI::App& app, std::function<int()>* action) {
-  auto* cmd = app.add_subcommand("triage", "Bug store: list, show, report, export, merge, retest");
+  auto* cmd = app.add_subcommand("triage", "Bug store: list, show, report, export, merge, retest, bisect");
   cmd->require_subcommand(1);
   auto o = std::make_shared<Opts>();
   auto db = [&](CLI::App* c) { c->add_option("--db", o->db, "bug store")->capture_default_str(); };
@@ -236,6 +286,13 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
                  "replay every bug on each of these environments (`dlfuzz envs`) and record which it affects, "
                  "instead of marking fixed ones");
   rt->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return retest(s, *o); }); }; });
+  auto* bi = cmd->add_subcommand(
+      "bisect", "Name the torch.compile pass a bug is in (PyTorch's compiler_bisector on its repro); stored with it");
+  db(bi);
+  bi->add_option("id", o->id, "bug id")->required();
+  bi->add_option("--fail-above", o->fail_above, "the repro's max abs diff that still shows the bug")
+      ->capture_default_str();
+  bi->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return bisect(s, *o); }); }; });
 }
 
 }  // namespace dlfuzz::cli

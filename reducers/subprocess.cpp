@@ -10,15 +10,11 @@ extern char** environ;
 
 namespace dlfuzz {
 
-int run_argv(const std::vector<std::string>& argv, ChildOutput output) {
-  if (argv.empty()) return -1;
+namespace {
+int spawn_and_wait(const std::vector<std::string>& argv, posix_spawn_file_actions_t& actions) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (output == ChildOutput::none) posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  if (output != ChildOutput::inherit) posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   pid_t pid;
   int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -29,6 +25,25 @@ int run_argv(const std::vector<std::string>& argv, ChildOutput output) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
+}
+}  // namespace
+
+int run_argv(const std::vector<std::string>& argv, ChildOutput output) {
+  if (argv.empty()) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (output == ChildOutput::none) posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  if (output != ChildOutput::inherit) posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  return spawn_and_wait(argv, actions);
+}
+
+int run_argv_logged(const std::vector<std::string>& argv, const std::string& log) {
+  if (argv.empty()) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  return spawn_and_wait(argv, actions);
 }
 
 bool run_user_test(const std::string& cmd, const std::string& path) {

@@ -55,7 +55,7 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   {
     auto q = src.prepare(
         "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, reduced_program, "
-        "reduced_ops, duplicate_of, layer FROM bugs");
+        "reduced_ops, duplicate_of, layer, compiler_pass FROM bugs");
     while (q.step()) {
       std::string sig = q.column_text(1);
       auto find = dst.prepare("SELECT id FROM bugs WHERE signature = ?");
@@ -65,18 +65,19 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
         auto upd = dst.prepare(
             "UPDATE bugs SET hits = hits + ?, first_seen = min(first_seen, ?), last_seen = max(last_seen, ?), "
             "reduced_program = coalesce(reduced_program, ?), reduced_ops = coalesce(reduced_ops, ?), "
-            "layer = coalesce(layer, ?) WHERE id = ?");
+            "layer = coalesce(layer, ?), compiler_pass = coalesce(compiler_pass, ?) WHERE id = ?");
         upd.bind(1, q.column_int(7)).bind(2, q.column_text(5)).bind(3, q.column_text(6));
         bind_text_or_null(upd, 4, q, 9);
         bind_text_or_null(upd, 5, q, 10);
         bind_text_or_null(upd, 6, q, 12);
-        upd.bind(7, id).run();
+        bind_text_or_null(upd, 7, q, 13);
+        upd.bind(8, id).run();
         bug_ids[q.column_int(0)] = id;
         ++st.merged_bugs;
       } else {
         auto ins = dst.prepare(
             "INSERT INTO bugs(signature, status, title, kind, first_seen, last_seen, hits, "
-            "example_program, reduced_program, reduced_ops, layer) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+            "example_program, reduced_program, reduced_ops, layer, compiler_pass) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
         ins.bind(1, sig)
             .bind(2, q.column_text(2))
             .bind(3, q.column_text(3))
@@ -88,6 +89,7 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
         bind_text_or_null(ins, 9, q, 9);
         bind_text_or_null(ins, 10, q, 10);
         bind_text_or_null(ins, 11, q, 12);
+        bind_text_or_null(ins, 12, q, 13);
         ins.run();
         bug_ids[q.column_int(0)] = dst.last_insert_id();
         ++st.new_bugs;

@@ -77,6 +77,8 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
                    md_text(d.host), md_code(d.test_runner), md_code(d.ref_runner));
   if (!d.affects.empty()) s += fmt::format("- {}\n", md_text(d.affects));
   if (!d.bug.layer.empty()) s += fmt::format("- layer: {}\n", md_text(d.bug.layer));
+  if (!d.bug.compiler_pass.empty())
+    s += fmt::format("- pass (torch._inductor.compiler_bisector): {}\n", md_text(d.bug.compiler_pass));
   s += "\n";
   s += "## Expected vs actual\n\n";
   if (d.bug.kind == "performance")
@@ -116,7 +118,8 @@ nlohmann::json export_json(Store& store) {
                         {"example_program", b.example_program},
                         {"reduced_ops", b.reduced_ops},
                         {"duplicate_of", b.duplicate_of},
-                        {"layer", b.layer}};
+                        {"layer", b.layer},
+                        {"compiler_pass", b.compiler_pass}};
     out["bugs"].push_back(j);
   }
   out["programs"] = store.count("programs");

@@ -64,6 +64,9 @@ const char* kMigrations[] = {
     // 7: where a numeric finding starts (oracles/first_divergence.h).
     "ALTER TABLE findings ADD COLUMN first_op TEXT;"
     "ALTER TABLE findings ADD COLUMN first_op_detail TEXT;",
+    // 8: the compiler pass inside the layer (`triage bisect`: Inductor's
+    // compiler_bisector), e.g. "inductor lowerings #1 (var_mean)".
+    "ALTER TABLE bugs ADD COLUMN compiler_pass TEXT;",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1, "one migration per version");
 
@@ -355,15 +358,20 @@ std::string Store::bug_first_divergence(int64_t bug) {
 
 nlohmann::json Store::bug_ablation(int64_t bug) { return latest_json(bug, "ablation"); }
 
+void Store::record_compiler_pass(int64_t bug, const std::string& pass) {
+  db_->prepare("UPDATE bugs SET compiler_pass = ? WHERE id = ?").bind(1, pass).bind(2, bug).run();
+}
+
 std::vector<BugRow> Store::bugs() {
   std::vector<BugRow> rows;
   auto st = db_->prepare(
       "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, "
-      "coalesce(reduced_ops, ''), coalesce(duplicate_of, 0), coalesce(layer, '') FROM bugs ORDER BY id");
+      "coalesce(reduced_ops, ''), coalesce(duplicate_of, 0), coalesce(layer, ''), coalesce(compiler_pass, '') "
+      "FROM bugs ORDER BY id");
   while (st.step())
     rows.push_back({st.column_int(0), st.column_text(1), st.column_text(2), st.column_text(3), st.column_text(4),
                     st.column_text(5), st.column_text(6), st.column_text(8), st.column_int(7), st.column_text(9),
-                    st.column_int(10), st.column_text(11)});
+                    st.column_int(10), st.column_text(11), st.column_text(12)});
   return rows;
 }
 

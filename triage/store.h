@@ -13,7 +13,7 @@
 
 namespace dlfuzz {
 
-constexpr int kSchemaVersion = 7;
+constexpr int kSchemaVersion = 8;
 
 struct BugRow {
   int64_t id;
@@ -22,6 +22,7 @@ struct BugRow {
   std::string reduced_ops;   // sorted op set of the reduced program ("" until reduced)
   int64_t duplicate_of = 0;  // an earlier bug this one is judged the same as (0: none)
   std::string layer;         // the compiler layer of its latest attributed finding ("" if none)
+  std::string compiler_pass;  // what `triage bisect` named inside the layer ("" until bisected)
 
   // The signature refined by the reduced op set, once there is one.
   std::string full_signature() const { return reduced_ops.empty() ? signature : signature + "|ops=" + reduced_ops; }
@@ -66,6 +67,8 @@ class Store {
   // verdict per environment.
   void record_env_check(int64_t bug, const std::string& env, const std::string& version, bool affected);
   std::vector<EnvCheck> env_checks(int64_t bug);
+  // The pass `triage bisect` named inside the bug's layer (BugRow::compiler_pass).
+  void record_compiler_pass(int64_t bug, const std::string& pass);
 
   // The evidence of a bug's latest finding that has one (a performance
   // finding's estimates and profiles: oracles/perf_oracle.h); null if none.

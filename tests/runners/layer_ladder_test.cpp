@@ -11,6 +11,8 @@
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
 #include "oracles/layer_ladder.h"
+#include "generator/emit.h"
+#include "triage/compiler_bisect.h"
 #include "tests/runners/python_test_options.h"
 
 namespace dlfuzz {
@@ -123,6 +125,31 @@ TEST(LayerLadder, ALibTorchRunnersLayerIsItsRows) {
   ASSERT_EQ(ev.findings.size(), 1u);
   EXPECT_EQ(ev.findings[0].layer, "planted fault");
   EXPECT_TRUE(ev.findings[0].ablation.is_null()) << "no ladder for a runner that adds no layer to another's";
+}
+
+// The same lerp through PyTorch's compiler_bisector (`triage bisect`): the repro
+// with --fail-above as its predicate; the bisector names the decompositions and,
+// within them, aten.lerp's.
+TEST(LayerLadder, CompilerBisectorNamesTheLerpDecomposition) {
+  if (!test::venv_imports("torch._inductor.compiler_bisector")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  Program p = load(std::string(DLFUZZ_SOURCE_DIR) + "/tests/runners/lerp_channels_last.dlf");
+  char dir[] = "/tmp/dlfuzz-bisect-test-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  BisectRun run = run_compiler_bisector(test::python_options().python, emit_python(p), {"--backend", "inductor"},
+                                        1e-3, dir);
+  ASSERT_TRUE(run.result) << run.error << "\n" << run.log;
+  EXPECT_EQ(run.result->backend, "aot_eager_decomp_partition");
+  EXPECT_EQ(run.result->subsystem, "decomposition");
+  EXPECT_NE(run.result->debug_info.find("aten.lerp"), std::string::npos) << run.result->summary();
+
+  // A program without the bug is refused before bisecting (the bisector would blame eager).
+  ParseResult clean = parse_program(
+      "dlfuzz 1 seed=0 mode=infer\ninput %x : f32[3] range(-1,1)\n%1 : f32[3] = sin %x\nreturn %1\n");
+  ASSERT_TRUE(clean.ok());
+  BisectRun none = run_compiler_bisector(test::python_options().python, emit_python(clean.program),
+                                         {"--backend", "aot_eager"}, 1e-3, dir);
+  EXPECT_FALSE(none.result);
+  EXPECT_NE(none.error.find("does not show the bug"), std::string::npos) << none.error;
 }
 
 }  // namespace dlfuzz

@@ -142,6 +142,7 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
     s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
     // Turn it back into a version-1 store, as an older dlfuzz wrote it.
     s.db().exec(
+        "ALTER TABLE bugs DROP COLUMN compiler_pass;"
         "ALTER TABLE findings DROP COLUMN first_op; ALTER TABLE findings DROP COLUMN first_op_detail;"
         "ALTER TABLE throughput DROP COLUMN campaign_rss_kb; ALTER TABLE throughput DROP COLUMN workers_rss_kb;"
         "ALTER TABLE throughput DROP COLUMN workers; ALTER TABLE throughput DROP COLUMN open_fds;"
@@ -164,6 +165,9 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
   EXPECT_TRUE(s.bug_evidence(s.bugs()[0].id).is_null()) << "findings.evidence (v4) exists and is empty";
   EXPECT_EQ(s.bugs()[0].layer, "") << "bugs.layer (v5) exists and is empty";
   EXPECT_TRUE(s.bug_ablation(s.bugs()[0].id).is_null()) << "findings.ablation (v5) exists and is empty";
+  EXPECT_EQ(s.bugs()[0].compiler_pass, "") << "bugs.compiler_pass (v8) exists and is empty";
+  s.record_compiler_pass(s.bugs()[0].id, "inductor / lowerings #1 (var_mean)");
+  EXPECT_EQ(s.bugs()[0].compiler_pass, "inductor / lowerings #1 (var_mean)");
 }
 
 TEST(Store, LayerAndAblationReachTheBugItsReportAndItsKey) {
