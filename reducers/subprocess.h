@@ -13,8 +13,10 @@ enum class ChildOutput { inherit, no_stderr, none };
 // Runs argv[0] (looked up in PATH) with argv, waits, and returns its exit
 // status; 128 + N when signal N ended it, -1 when it could not start.
 int run_argv(const std::vector<std::string>& argv, ChildOutput output);
-// The same with the child's stdout and stderr written to the file `log`.
-int run_argv_logged(const std::vector<std::string>& argv, const std::string& log);
+// The same with the child's stdout and stderr written to the file `log`, and
+// `env` ("NAME=value") added to (or overriding) its environment.
+int run_argv_logged(const std::vector<std::string>& argv, const std::string& log,
+                    const std::vector<std::string>& env = {});
 
 // The reducer's `--test CMD`: the user's command is run by /bin/sh exactly as
 // written (pipes, quotes and variables are the user's to use), with the

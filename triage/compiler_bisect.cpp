@@ -70,7 +70,12 @@ BisectRun run_compiler_bisector(const std::string& python, const std::string& re
   }
   std::vector<std::string> argv = {python, "-m", "torch._inductor.compiler_bisector", "run"};
   argv.insert(argv.end(), predicate.begin(), predicate.end());
-  rc = run_argv_logged(argv, log);
+  // A cache of its own: when it is done the bisector deletes its whole Inductor
+  // cache directory (shutil.rmtree of cache_dir(), torch 2.15), by default
+  // /tmp/torchinductor_$USER with the precompiled headers that running Inductor
+  // processes (a campaign's workers) still use: every C++ compile of theirs
+  // then failed.
+  rc = run_argv_logged(argv, log, {"TORCHINDUCTOR_CACHE_DIR=" + workdir + "/inductor-cache"});
   run.log = read_file(log);
   run.result = parse_bisection(run.log);
   if (!run.result) run.error = fmt::format("the bisector gave no result (exit {}; see {})", rc, log);
