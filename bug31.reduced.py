@@ -1,0 +1,631 @@
+#!/usr/bin/env python3
+# dlfuzz repro. The program, as dlfuzz prints it:
+#   dlfuzz 1 seed=4498 policy=bbc9e356517de9f3 mode=train device=cpu world=1 plan=none target=torch2
+#   param %w2 : f16[4] zeros
+#   input %x1 : f32[2,6,1,1] zeros
+#   param %w6 : f32[2,3,1,1] zeros
+#   input %w7 : f32[2] zeros
+#   target %y0 : f32[2,6,2,5] zeros
+#   %1 : f32[2,6,1,4] = minimum %w2, %x1
+#   %2 : f32[2,6,2,5] = max_pool2d %1, kernel_size=[2,2], stride=[1,1], padding=[1,1]
+#   %3 : f32[2,2,4,5] = conv2d %2, %w6, bias=%w7, padding=[1,0], dilation=[1,1], groups=2
+#   %4 : f32[] = l1_loss %2, %y0
+#   return %3
+#   loss %4
+#   step adamw lr=0.001 momentum=0.0 weight_decay=0.0 steps=3
+"""dlfuzz's Python runtime: what runs a dlfuzz program in PyTorch, any version from 1.13 on.
+
+One source of truth for two users:
+- runners/python/worker.py imports it to run programs through PyTorch's compiled paths;
+- the standalone repro (generator/emit_python.cpp) is this file's text, inlined at build time,
+  followed by the program's metadata constants, its `program` function and a call of main().
+
+Nothing here reads the program's facts from globals: every function takes a ProgramMeta
+(seed, device, world, plan, inputs, params, train, float64), so one process can hold several.
+Names starting with _dlfuzz_ are called by emitted program functions (collectives, tensor
+parallelism): they must stay module-level under these names.
+"""
+import argparse
+import copy
+import datetime
+import hashlib
+import importlib
+import json
+import math
+import os
+import subprocess
+import sys
+import types
+
+import torch
+
+# IEEE float32 on the GPU as on the CPU, as dlfuzz's runners compare them.
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = False
+
+
+def _dtype(d):
+    # A dtype as the repro spells it (torch.float32) or as JSON carries it ("torch.float32").
+    return d if isinstance(d, torch.dtype) else getattr(torch, str(d).split(".")[-1])
+
+
+class ProgramMeta:
+    """A program's facts: inputs = [(shape, dtype, init, lo, hi, layout, shard_dim, whole)...]
+    in the program's order, params = indices of the trained inputs, train = None or
+    (optimizer, lr, momentum, weight_decay, steps). With float64, floating inputs are built
+    in float64 and the default dtype is float64 while run() runs (the float64 twin)."""
+
+    def __init__(self, seed, device, world, plan, inputs, params, train, float64=False):
+        self.seed, self.device, self.world, self.plan = int(seed), device, int(world), plan
+        # float(): JSON carries non-finite floats as the strings "nan", "inf", "-inf".
+        self.inputs = [(list(shape), _dtype(dtype), init, float(lo), float(hi), layout, int(shard), int(whole))
+                       for shape, dtype, init, lo, hi, layout, shard, whole in inputs]
+        self.params = [int(i) for i in params]
+        self.train = None if train is None else (train[0], float(train[1]), float(train[2]), float(train[3]),
+                                                 int(train[4]))
+        self.float64 = bool(float64)
+
+    @classmethod
+    def from_json(cls, j, float64=False):
+        return cls(j["seed"], j["device"], j["world"], j["plan"], j["inputs"], j["params"], j["train"], float64)
+
+
+def _dlfuzz_world():
+    d = torch.distributed
+    return d.get_world_size() if d.is_available() and d.is_initialized() else 1
+
+
+def _dlfuzz_rank():
+    d = torch.distributed
+    return d.get_rank() if d.is_available() and d.is_initialized() else 0
+
+
+def _dlfuzz_special_table(dtype):
+    # The values a `special` input mixes in (the C++ builder's special_values):
+    # signed zeros, NaN, +-Inf, denormals, the smallest normal and the largest values.
+    tiny, big, inf = torch.finfo(dtype).tiny, torch.finfo(dtype).max, float("inf")
+    return [0.0, -0.0, float("nan"), inf, -inf, tiny / 4, -tiny / 4, tiny, big, -big, 1.0, -1.0]
+
+
+def build_input(meta, index, shape, dtype, init, lo, hi, layout, shard_dim=-1, whole=0):
+    # The same float64 Weyl-sequence formula as dlfuzz's C++ input builder. A
+    # sharded input (shard_dim >= 0, world > 1) is built whole and this rank
+    # takes its slice, as the C++ ranks do: even, or for uneven shards (whole >
+    # 0: the whole size along shard_dim) split as torch.tensor_split does.
+    declared = dtype
+    if meta.float64 and dtype.is_floating_point:
+        dtype = torch.float64
+    world = _dlfuzz_world()
+    sharded = world > 1 and 0 <= shard_dim < len(shape)
+    if sharded:
+        shape = list(shape)
+        shape[shard_dim] = whole if whole > 0 else shape[shard_dim] * world
+    n = 1
+    for d in shape:
+        n *= d
+    phase = ((meta.seed % 9973) * 31 + index * 17) % 997 / 997.0
+    f64 = torch.float64
+    if init == "zeros":
+        x = torch.zeros(n, dtype=f64)
+    elif init == "ones":
+        x = torch.ones(n, dtype=f64)
+    elif init == "uniform":
+        u = torch.arange(n, dtype=f64).mul(0.6180339887498949).add(phase).frac()
+        x = u.mul(hi - lo).add(lo)
+        if not dtype.is_floating_point:
+            x = x.floor()
+    elif init in ("special", "ints", "decimals"):
+        i = torch.arange(n, dtype=f64)
+        x = i.mul(0.6180339887498949).add(phase).frac().mul(hi - lo).add(lo)
+        if init == "ints":
+            x = x.floor()
+        elif init == "decimals":
+            x = x.mul(10.0).floor().div(10.0)
+        elif declared.is_floating_point:
+            table = torch.tensor(_dlfuzz_special_table(declared), dtype=f64)
+            k = table.numel()
+            pick = i.mul(0.5698402909980532).add(phase).frac().mul(float(k)).floor().clamp(max=k - 1)
+            where = i.mul(0.7548776662466927).add(phase).frac().lt(0.125)
+            x = torch.where(where, table.index_select(0, pick.long()), x)
+    else:
+        u1 = torch.arange(n, dtype=f64).mul(0.6180339887498949).add(phase).frac()
+        u2 = torch.arange(n, dtype=f64).mul(0.7548776662466927).add(phase).frac()
+        z = u1.neg().add(1.0).log().mul(-2.0).sqrt().mul(u2.mul(6.283185307179586).cos())
+        x = z.mul(hi).add(lo)
+    x = x.to(dtype).reshape(shape)
+    if sharded:
+        rank, total = _dlfuzz_rank(), shape[shard_dim]
+        base, extra = total // world, total % world
+        start, size = rank * base + min(rank, extra), base + (1 if rank < extra else 0)
+        x = x.narrow(shard_dim, start, size).contiguous()
+    x = x.to(meta.device)
+    if layout == "channels_last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    elif layout == "strided":
+        x = x.transpose(-1, -2).contiguous().transpose(-1, -2)
+    return x
+
+
+def build_inputs(meta):
+    return [build_input(meta, i, *spec) for i, spec in enumerate(meta.inputs)]
+
+
+# Collectives with dlfuzz's semantics (runners/distributed/collectives.cpp),
+# functional: each returns a new tensor. Gloo has no AVG and no
+# reduce_scatter: avg is a sum divided by the world size, reduce_scatter an
+# all-reduce keeping this rank's chunk, all_to_all is built from all_gather.
+def _dlfuzz_reduce_op(op):
+    ops = torch.distributed.ReduceOp
+    if op == "max":
+        return ops.MAX
+    if op == "min":
+        return ops.MIN
+    if op == "product":
+        return ops.PRODUCT
+    return ops.SUM
+
+
+def _dlfuzz_all_reduce(x, op):
+    world = _dlfuzz_world()
+    if world == 1:
+        return x.clone()
+    t = x.clone(memory_format=torch.contiguous_format)
+    torch.distributed.all_reduce(t, op=_dlfuzz_reduce_op(op))
+    if op == "avg":
+        t = t.div(world)
+    return t
+
+
+def _dlfuzz_gather_list(x):
+    x = x.contiguous()
+    parts = [torch.empty_like(x) for _ in range(_dlfuzz_world())]
+    torch.distributed.all_gather(parts, x)
+    return parts
+
+
+def _dlfuzz_all_gather(x, dim):
+    if _dlfuzz_world() == 1:
+        return x.clone()
+    return torch.cat(_dlfuzz_gather_list(x), dim)
+
+
+def _dlfuzz_reduce_scatter(x, dim, op):
+    world = _dlfuzz_world()
+    if world == 1:
+        return x.clone()
+    t = _dlfuzz_all_reduce(x, op)
+    return t.chunk(world, dim)[_dlfuzz_rank()].clone(memory_format=torch.contiguous_format)
+
+
+def _dlfuzz_broadcast(x, src):
+    if _dlfuzz_world() == 1:
+        return x.clone()
+    t = x.clone(memory_format=torch.contiguous_format)
+    torch.distributed.broadcast(t, src)
+    return t
+
+
+def _dlfuzz_all_to_all(x, dim):
+    world = _dlfuzz_world()
+    if world == 1:
+        return x.clone()
+    rank = _dlfuzz_rank()
+    return torch.cat([part.chunk(world, dim)[rank] for part in _dlfuzz_gather_list(x)], dim)
+
+
+# Tensor parallelism's communication points (Megatron-LM's mappings.py):
+# a collective in one direction of autograd, the identity or a slice in the other.
+class _DlfuzzTpCopy(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _dlfuzz_all_reduce(grad, "sum")
+
+
+class _DlfuzzTpReduce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return _dlfuzz_all_reduce(x, "sum")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class _DlfuzzTpGather(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return _dlfuzz_all_gather(x, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        world = _dlfuzz_world()
+        if world > 1:
+            grad = grad.chunk(world, ctx.dim)[_dlfuzz_rank()].contiguous()
+        return grad, None
+
+
+def _dlfuzz_tp_copy(x):
+    return _DlfuzzTpCopy.apply(x)
+
+
+def _dlfuzz_tp_reduce(x):
+    return _DlfuzzTpReduce.apply(x)
+
+
+def _dlfuzz_tp_gather(x, dim):
+    return _DlfuzzTpGather.apply(x, dim)
+
+
+def define_program(source, name="program"):
+    """The emitted function `name` from its source, defined where it finds torch and the
+    _dlfuzz_ helpers (the worker's way; the repro defines it beside this text)."""
+    # A real module, registered by name: Dynamo of 2.11 and 2.12 imports a traced
+    # function's module by its __name__ ("No module named 'dlfuzz_program'").
+    module = types.ModuleType("dlfuzz_program")
+    module.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})
+    sys.modules[module.__name__] = module
+    exec(compile(source, "<dlfuzz program>", "exec"), module.__dict__)
+    return getattr(module, name)
+
+
+def _dlfuzz_slice(numel, rank, world):
+    # A rank's slice [lo, hi) of a flattened parameter under ZeRO: uneven, maybe empty.
+    per = (numel + world - 1) // world
+    lo = min(numel, per * rank)
+    return lo, min(numel, lo + per)
+
+
+def _dlfuzz_buckets(params):
+    # One bucket per dtype, as DDP does: parameter indices in program order.
+    buckets = {}
+    for i, p in enumerate(params):
+        buckets.setdefault(p.dtype, []).append(i)
+    return list(buckets.values())
+
+
+def _dlfuzz_sync_grads(params):
+    # DDP: every gradient (none counts as zeros) summed over the ranks and averaged.
+    world = _dlfuzz_world()
+    for idx in _dlfuzz_buckets(params):
+        flat = [params[i].grad.reshape(-1) if params[i].grad is not None
+                else torch.zeros(params[i].numel(), dtype=params[i].dtype, device=params[i].device) for i in idx]
+        bucket = torch.cat(flat)
+        torch.distributed.all_reduce(bucket)
+        bucket.div_(world)
+        offset = 0
+        for i in idx:
+            n = params[i].numel()
+            params[i].grad = bucket[offset:offset + n].view(params[i].shape).clone()
+            offset += n
+
+
+class _DlfuzzZero:
+    """ZeRO: each rank updates its slice of every parameter with its own
+    optimizer, then the slices are all-gathered (written into zeros, summed)."""
+
+    def __init__(self, params, make_optimizer):
+        world, rank = _dlfuzz_world(), _dlfuzz_rank()
+        self.params = params
+        self.ranges = [_dlfuzz_slice(p.numel(), rank, world) for p in params]
+        self.slices = [p.detach().reshape(-1)[lo:hi].clone() for p, (lo, hi) in zip(params, self.ranges)]
+        self.optimizer = make_optimizer(self.slices)
+
+    def step(self):
+        with torch.no_grad():
+            for p, s, (lo, hi) in zip(self.params, self.slices, self.ranges):
+                # run() gives every param a gradient (zeros where autograd gave none).
+                s.grad = torch.zeros_like(s) if p.grad is None else p.grad.reshape(-1)[lo:hi].clone()
+            self.optimizer.step()
+            for idx in _dlfuzz_buckets(self.params):
+                ps = [self.params[i] for i in idx]
+                full = torch.zeros(sum(p.numel() for p in ps), dtype=ps[0].dtype, device=ps[0].device)
+                offset = 0
+                for i, p in zip(idx, ps):
+                    lo, hi = self.ranges[i]
+                    full[offset + lo:offset + hi].copy_(self.slices[i])
+                    offset += p.numel()
+                torch.distributed.all_reduce(full)
+                offset = 0
+                for p in ps:
+                    p.copy_(full[offset:offset + p.numel()].view(p.shape))
+                    offset += p.numel()
+
+
+def _dlfuzz_digest(tensors):
+    # Compared only between the ranks of one run: any hash of the bytes does.
+    h = hashlib.sha1()
+    for t in tensors:
+        h.update(bytes(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).tolist()))
+    return h.hexdigest()[:16]
+
+
+def _dlfuzz_fill_missing_grads(params):
+    # A param autograd gave no gradient (None) gets zeros before the step, as in
+    # dlfuzz's C++ runners: compiled autograd materializes zeros where eager
+    # leaves None, and optimizers treat the two differently (weight decay,
+    # momentum, Adam's moments). Gradients are never dropped by value: a sum that
+    # cancels to exactly 0 on one side and to 1e-7 on the other is compared with
+    # the tolerances of every other value, and both sides step the same way.
+    with torch.no_grad():
+        for p in params:
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
+
+
+def _make_optimizer(train, ps):
+    opt_name, lr, momentum, weight_decay, _ = train
+    if opt_name == "sgd":
+        return torch.optim.SGD(ps, lr=lr, momentum=momentum, weight_decay=weight_decay)
+    if opt_name == "adam":
+        return torch.optim.Adam(ps, lr=lr, weight_decay=weight_decay)
+    return torch.optim.AdamW(ps, lr=lr, weight_decay=weight_decay)
+
+
+def run(meta, fn):
+    """One run of fn over freshly built inputs: inference, or `steps` training steps.
+    Returns {"outputs", "losses", "grads", "params", "digests"}."""
+    previous = torch.get_default_dtype()
+    if meta.float64:  # the float64 twin: Python floats and factory calls in float64 too
+        torch.set_default_dtype(torch.float64)
+    try:
+        return _run(meta, fn)
+    finally:
+        torch.set_default_dtype(previous)
+
+
+def _run(meta, fn):
+    inputs = build_inputs(meta)
+    params = [inputs[i] for i in meta.params]
+    world = _dlfuzz_world()
+    result = {"outputs": [], "losses": [], "grads": [], "params": [], "digests": []}
+    if meta.train is None:
+        with torch.no_grad():
+            torch.manual_seed(0)  # random ops (dropout) draw the same in every runner
+            outs = fn(*inputs)
+        result["outputs"] = list(outs)
+    else:
+        for p in params:
+            p.requires_grad_(True)
+        steps = meta.train[4]
+
+        def make_optimizer(ps):
+            return _make_optimizer(meta.train, ps)
+        data_parallel = world > 1 and meta.plan in ("dp", "zero")
+        opt = _DlfuzzZero(params, make_optimizer) if data_parallel and meta.plan == "zero" else make_optimizer(params)
+        # Tensor-parallel shards differ by design: digests cover the replicated params.
+        split = [world > 1 and meta.inputs[i][6] >= 0 for i in meta.params]
+        replicated = [p for p, s in zip(params, split) if not s]
+        for step in range(steps):
+            for p in params:
+                p.grad = None
+            torch.manual_seed(0)
+            outs = fn(*[x if x.requires_grad else x.clone() for x in inputs])
+            loss = outs[-1]
+            result["losses"].append(loss.item())
+            loss.backward()
+            _dlfuzz_fill_missing_grads(params)
+            if data_parallel:
+                _dlfuzz_sync_grads(params)
+            if step == steps - 1:  # copies: an output may be a view of a param the step updates
+                result["outputs"] = [o.detach().clone() for o in outs[:-1]]
+                result["grads"] = [p.grad for p in params]
+            opt.step()
+            if world > 1:
+                result["digests"].append(_dlfuzz_digest(replicated))
+    result["params"] = [p.detach() for p in params]
+    return result
+
+
+def resized_meta(meta):
+    """meta with the batch resized: every data input (params keep their shapes)
+    whose dim 0 is the first data input's, B, gets B + 1 (3 when B is 0 or 1:
+    dynamic=True specializes those sizes). None when no data input has a dim."""
+    data = [i for i, spec in enumerate(meta.inputs) if i not in meta.params and spec[0]]
+    if not data:
+        return None
+    batch = meta.inputs[data[0]][0][0]
+    size = batch + 1 if batch >= 2 else 3
+    out = copy.copy(meta)
+    out.inputs = [(([size] + list(spec[0][1:])) if i in data and spec[0][0] == batch else spec[0],) + tuple(spec[1:])
+                  for i, spec in enumerate(meta.inputs)]
+    return out
+
+
+def capture_data_dependent(compiled_fn):
+    """Calls of a compiled function with data-dependent sizes (nonzero,
+    masked_select, x[mask]) and .item() traced as unbacked symbols instead of
+    graph breaks: the settings apply while a call compiles, so every call runs
+    under them (inductor-dynamic, and the repro's --dynamic)."""
+    def call(*args):
+        with torch._dynamo.config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True):
+            return compiled_fn(*args)
+    return call
+
+
+def compiled(fn, backend, dynamic=False):
+    if backend == "eager":
+        return fn
+    if backend == "script" or not hasattr(torch, "compile"):  # torch 1.x has no torch.compile
+        return torch.jit.script(fn)
+    # Compiled random ops (dropout) draw what eager draws from the seeded generator.
+    importlib.import_module("torch._inductor.config").fallback_random = True
+    if dynamic:
+        return capture_data_dependent(torch.compile(fn, backend=backend, dynamic=True))
+    return torch.compile(fn, backend=backend)
+
+
+def max_diff(a, b):
+    """Largest absolute difference: NaN equals NaN, an infinity equals itself; any other
+    mismatch (missing tensor, shape, dtype, NaN against a number) is infinite."""
+    if a is None or b is None:
+        return 0.0 if a is None and b is None else float("inf")
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return float("inf")
+    if a.numel() == 0:
+        return 0.0
+    a64, b64 = a.detach().double(), b.detach().double()
+    same_nan = torch.isnan(a64) == torch.isnan(b64)
+    if not bool(same_nan.all()):
+        return float("inf")
+    a64 = torch.where(torch.isnan(a64), torch.zeros_like(a64), a64)
+    b64 = torch.where(torch.isnan(b64), torch.zeros_like(b64), b64)
+    both_inf = torch.isinf(a64) & torch.isinf(b64) & (a64 == b64)
+    d = torch.where(both_inf, torch.zeros_like(a64), (a64 - b64).abs())
+    return float(d.max())
+
+
+def _json_float(v):
+    # Strict JSON has no NaN or Inf: "nan", "inf", "-inf" as the C++ side writes them.
+    v = float(v)
+    return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+
+
+def to_json(result):
+    def t(x):
+        if x is None:
+            return None
+        x = x.detach()
+        return {"dtype": str(x.dtype), "shape": list(x.shape),
+                "values": [_json_float(v) for v in x.double().reshape(-1).tolist()]}
+    return {"outputs": [t(x) for x in result["outputs"]], "losses": [_json_float(v) for v in result["losses"]],
+            "grads": [t(x) for x in result["grads"]], "params": [t(x) for x in result["params"]]}
+
+
+def _dlfuzz_launch_ranks(world):
+    # `world` rank processes (the script run, again), connected by Gloo over a
+    # TCPStore on 127.0.0.1 that this process serves on a free port.
+    store = torch.distributed.TCPStore("127.0.0.1", 0, None, True, timeout=datetime.timedelta(seconds=60),
+                                       wait_for_workers=False)
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(sys.argv[0])] + sys.argv[1:],
+                              env=dict(os.environ, DLFUZZ_RANK=str(r), DLFUZZ_STORE_PORT=str(store.port)))
+             for r in range(world)]
+    try:
+        codes = [p.wait() for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return max(codes, key=abs)
+
+
+_DLFUZZ_STORE = []  # this rank's TCPStore client, and how many exchanges it made
+
+
+def _dlfuzz_join_ranks(world):
+    try:  # die with the launcher
+        import ctypes
+        ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except Exception:
+        pass
+    if sys.platform.startswith("linux"):
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # ranks talk over loopback
+    rank = int(os.environ["DLFUZZ_RANK"])
+    timeout = datetime.timedelta(seconds=60)
+    store = torch.distributed.TCPStore("127.0.0.1", int(os.environ["DLFUZZ_STORE_PORT"]), None, False, timeout=timeout)
+    _DLFUZZ_STORE[:] = [store, 0]
+    torch.distributed.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=timeout)
+
+
+def _dlfuzz_gather_objects(obj):
+    # Every rank's JSON-able obj, in rank order, through the store
+    # (all_gather_object needs NumPy).
+    world = _dlfuzz_world()
+    if world == 1:
+        return [obj]
+    store, n = _DLFUZZ_STORE
+    _DLFUZZ_STORE[1] += 1
+    store.set(f"dlfuzz_gather_{n}_{_dlfuzz_rank()}", json.dumps(obj))
+    return [json.loads(store.get(f"dlfuzz_gather_{n}_{r}")) for r in range(world)]
+
+
+def main(meta, fn):
+    """The repro's command line: eager vs a compiled path, or --dump-json the eager results."""
+    ap = argparse.ArgumentParser(description="dlfuzz repro: eager vs a compiled path")
+    ap.add_argument("--backend", default="inductor",
+                    help="inductor, aot_eager, eager, or script (torch.jit.script)")
+    ap.add_argument("--dynamic", action="store_true",
+                    help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
+                         " function again with the batch resized (as dlfuzz's inductor-dynamic)")
+    ap.add_argument("--dump-json", help="write the eager results here and exit")
+    ap.add_argument("--fail-above", type=float, metavar="TOL",
+                    help="exit 1 when the max abs diff is above TOL (a predicate for"
+                         " python -m torch._inductor.compiler_bisector run)")
+    args = ap.parse_args()
+    world = meta.world
+    if world > 1:  # each rank runs eager and compiled; rank 0 prints the comparison
+        if "DLFUZZ_RANK" not in os.environ:
+            return _dlfuzz_launch_ranks(world)
+        _dlfuzz_join_ranks(world)
+    rank = _dlfuzz_rank()
+    say = print if rank == 0 else (lambda *a: None)
+    say("torch", torch.__version__, *([f"world {world} plan {meta.plan}"] if world > 1 else []))
+    ref = run(meta, fn)
+    if args.dump_json:
+        dumps = _dlfuzz_gather_objects(to_json(ref))
+        if rank == 0:
+            with open(args.dump_json, "w") as f:
+                json.dump(dumps[0] if world == 1 else {"world": world, "ranks": dumps}, f)
+        return 0
+    resized = resized_meta(meta) if args.dynamic else None
+    try:
+        compiled_fn = compiled(fn, args.backend, args.dynamic)
+        got = run(meta, compiled_fn)
+        if resized is not None:  # the same compiled function at another batch size, against eager there
+            ref_resized, got_resized = run(resized, fn), run(resized, compiled_fn)
+            for key in ("outputs", "losses", "grads", "params"):
+                ref[key] = list(ref[key]) + list(ref_resized[key])
+                got[key] = list(got[key]) + list(got_resized[key])
+    except Exception as e:  # the compiled path failing is the finding
+        print(*([f"rank {rank}:"] if world > 1 else []), "compiled path raised:", type(e).__name__,
+              str(e).splitlines()[0] if str(e) else "")
+        return 1
+    worst = 0.0
+    lines = []
+    for kind in ("outputs", "grads", "params"):
+        for i, (a, b) in enumerate(zip(ref[kind], got[kind])):
+            d = max_diff(a, b)
+            worst = max(worst, d)
+            lines.append(f"{kind}[{i}] max abs diff {d:.3g}")
+    for i, (a, b) in enumerate(zip(ref["losses"], got["losses"])):
+        lines.append(f"loss[step {i}] eager {a!r} compiled {b!r}")
+    for r, (rank_lines, rank_worst) in enumerate(_dlfuzz_gather_objects((lines, worst))):
+        for line in rank_lines:
+            say(f"rank {r}: {line}" if world > 1 else line)
+        worst = max(worst, rank_worst)
+    say("max abs diff", worst)
+    return 1 if args.fail_above is not None and worst > args.fail_above else 0
+
+
+# ---- the program
+SEED = 4498
+DEVICE = "cpu"
+WORLD = 1
+PLAN = "none"
+# (shape, dtype, init, lo, hi, layout, shard_dim, whole) per input, in the program's order
+INPUTS = [
+    ([4], torch.float16, "zeros", -1.0, 1.0, "contiguous", -1, 0),  # w2
+    ([2, 6, 1, 1], torch.float32, "zeros", -1.0, 1.0, "contiguous", -1, 0),  # x1
+    ([2, 3, 1, 1], torch.float32, "zeros", -1.0, 1.0, "contiguous", -1, 0),  # w6
+    ([2], torch.float32, "zeros", -1.0, 1.0, "contiguous", -1, 0),  # w7
+    ([2, 6, 2, 5], torch.float32, "zeros", -1.0, 1.0, "contiguous", -1, 0),  # y0
+]
+PARAMS = [0, 2]
+TRAIN = ("adamw", 0.001, 0.0, 0.0, 3)
+
+
+def program(w2, x1, w6, w7, y0):
+    v1 = torch.minimum(w2, x1)
+    v2 = torch.nn.functional.max_pool2d(v1, kernel_size=[2, 2], stride=[1, 1], padding=[1, 1])
+    v3 = torch.nn.functional.conv2d(v2, w6, bias=w7, padding=[1, 0], dilation=[1, 1], groups=2)
+    v4 = torch.nn.functional.l1_loss(v2, y0)
+    return (v3, v4)
+
+
+if __name__ == "__main__":
+    sys.exit(main(ProgramMeta(SEED, DEVICE, WORLD, PLAN, INPUTS, PARAMS, TRAIN), program))
