@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 
 namespace dlfuzz {
 
@@ -28,6 +29,28 @@ std::string compare_zeros(const HostTensor& ref, const HostTensor& test, const H
   return fmt::format("{} of {} zeros have the other sign (first at {}: {} vs {})", flipped, ref.numel(), first,
                      std::signbit(ref.at(first)) ? "-0" : "0", std::signbit(test.at(first)) ? "-0" : "0");
 }
+// An element's bits (up to 8 bytes).
+uint64_t bits_at(const HostTensor& t, int64_t i) {
+  uint64_t b = 0;
+  const int size = dtype_size(t.dtype);
+  std::memcpy(&b, t.bytes.data() + i * size, size);
+  return b;
+}
+
+// "" or what differs: how many NaNs both sides give have other bits, and the first.
+std::string compare_nans(const HostTensor& ref, const HostTensor& test) {
+  if (!ref.defined || !test.defined || !is_float(ref.dtype) || ref.shape != test.shape || ref.dtype != test.dtype)
+    return "";
+  int64_t differ = 0, first = -1;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    if (!std::isnan(ref.at(i)) || !std::isnan(test.at(i)) || bits_at(ref, i) == bits_at(test, i)) continue;
+    if (first < 0) first = i;
+    ++differ;
+  }
+  if (!differ) return "";
+  return fmt::format("{} NaNs have other bits (first at {}: {:#x} vs {:#x})", differ, first, bits_at(ref, first),
+                     bits_at(test, first));
+}
 }  // namespace
 
 std::optional<Finding> check_signed_zeros(const RunResult& ref, const RunResult& test, const RunResult* fp64) {
@@ -41,6 +64,7 @@ std::optional<Finding> check_signed_zeros(const RunResult& ref, const RunResult&
     for (size_t i = 0; i < part.ref->size() && i < part.test->size(); ++i) {
       const HostTensor* e = part.fp64 && i < part.fp64->size() ? &(*part.fp64)[i] : nullptr;
       std::string diff = compare_zeros((*part.ref)[i], (*part.test)[i], e);
+      if (diff.empty()) diff = compare_nans((*part.ref)[i], (*part.test)[i]);
       if (diff.empty()) continue;
       Finding f;
       f.oracle = "signed-zero";

@@ -4,7 +4,10 @@
 // log, and compilers drop it (x + 0.0 folded to x, x * 0 to 0). Its own
 // low-severity class (oracle "signed-zero"), judged only where the numeric
 // oracle found nothing, and arbitrated by the float64 reference: a position
-// counts only where float64 has a zero of the reference's sign.
+// counts only where float64 has a zero of the reference's sign. The same strict
+// mode compares the bits of NaNs both sides give (sign and payload: a NaN's
+// sign shows through copysign and signbit, its payload through view(dtype)),
+// after the zeros; float64 cannot arbitrate those (its NaNs are other bits).
 #pragma once
 #include <optional>
 

@@ -3,6 +3,7 @@
 // only where float64 has a zero of the reference's sign.
 #include <gtest/gtest.h>
 
+#include <limits>
 
 #include "oracles/oracle_table.h"
 #include "oracles/signed_zero_oracle.h"
@@ -38,6 +39,19 @@ TEST(SignedZeroOracle, AFlippedZeroIsAFindingWhereFloat64AgreesWithTheReference)
   EXPECT_FALSE(check_signed_zeros(ref, test, &odd_ref));
   EXPECT_FALSE(check_signed_zeros(ref, result("ts", {1, -0.0f, 0.0f, 2}), &truth)) << "same signs";
   EXPECT_FALSE(check_signed_zeros(ref, result("ts", {1, 1e-30f, 0.0f, 2}), &truth)) << "not both zero: numeric's";
+}
+
+// NaNs on both sides with other bits (here the sign: -nan vs nan), in the same
+// strict mode; the same NaN bits, or NaN against a number (numeric's), are not.
+TEST(SignedZeroOracle, NaNsOfOtherBitsAreStrictModesToo) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  RunResult ref = result("eager", {1, nan, nan}), truth = result64({1, 0, 0});
+  auto f = check_signed_zeros(ref, result("inductor", {1, nan, -nan}), &truth);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->oracle, "signed-zero");
+  EXPECT_EQ(f->detail, "output 0: 1 NaNs have other bits (first at 2: 0x7fc00000 vs 0xffc00000)");
+  EXPECT_FALSE(check_signed_zeros(ref, result("inductor", {1, nan, nan}), &truth));
+  EXPECT_FALSE(check_signed_zeros(ref, result("inductor", {1, nan, 2}), &truth)) << "a NaN against 2: numeric's";
 }
 
 TEST(SignedZeroOracle, OnlyInStrictModeAndAfterTheNumericOracle) {
