@@ -51,6 +51,7 @@ bool is_float(DType t) { return t == DType::f32 || t == DType::f64 || t == DType
 bool is_bool(DType t) { return t == DType::b8; }
 bool is_int(DType t) { return !is_float(t) && !is_bool(t); }
 bool is_wide_unsigned(DType t) { return t == DType::u16 || t == DType::u32 || t == DType::u64; }
+bool is_unsigned(DType t) { return t == DType::u8 || is_wide_unsigned(t); }
 
 // c10::promoteTypes refuses a wide unsigned type with any other non-float type
 // ("Promotion for uint16, uint32, uint64 types is not supported"), bool included.

@@ -24,6 +24,8 @@ bool is_bool(DType t);
 // uint16/32/64: PyTorch 2.x's "barebones" unsigned types. Few CPU kernels take them,
 // and they promote only with themselves and with floating types.
 bool is_wide_unsigned(DType t);
+// u8 or a wide unsigned type: never negative, generated in [0, 10).
+bool is_unsigned(DType t);
 
 // torch.promote_types; promotable(a, b) is false where PyTorch refuses (a wide
 // unsigned type with another integer or bool type), and promote() is then a.

@@ -122,7 +122,7 @@ int GenContext::new_input(const TensorType& t) {
     return add_input(t, InputKind::data, Init::uniform, -2, 2);
   }
   if (is_bool(t.dtype)) return add_input(t, InputKind::data, Init::uniform, 0, 2);
-  if (t.dtype == DType::u8 || is_wide_unsigned(t.dtype)) return add_input(t, InputKind::data, Init::uniform, 0, 10);
+  if (is_unsigned(t.dtype)) return add_input(t, InputKind::data, Init::uniform, 0, 10);
   return add_input(t, InputKind::data, Init::uniform, -5, 6);
 }
 

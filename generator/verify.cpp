@@ -100,14 +100,16 @@ class Verifier {
   // An empty_like / new_empty result holds garbage until a fill_ or copy_ in
   // its own block overwrites it (as self): any other use first reads garbage.
   std::string garbage_read(const Node& n, size_t depth) {
+    auto ref = [&](const char* arg) {  // the value an argument names, or -1
+      const Arg* a = n.arg(arg);
+      const ValueRef* r = a ? std::get_if<ValueRef>(&a->value) : nullptr;
+      return r ? r->id : -1;
+    };
     for (int v : node_inputs(n)) {
       auto it = unwritten_.find(v);
       if (it == unwritten_.end()) continue;
-      const Arg* self = n.arg("self");
-      bool overwrite = (n.op == "fill_" || n.op == "copy_") && it->second == depth && self &&
-                       std::get_if<ValueRef>(&self->value) && std::get<ValueRef>(self->value).id == v &&
-                       !(n.op == "copy_" && n.arg("src") && std::get_if<ValueRef>(&n.arg("src")->value) &&
-                         std::get<ValueRef>(n.arg("src")->value).id == v);
+      bool overwrite =
+          (n.op == "fill_" || n.op == "copy_") && it->second == depth && ref("self") == v && ref("src") != v;
       if (!overwrite) return fmt::format("reads %{}, an empty tensor not yet overwritten", name(v));
       unwritten_.erase(it);
     }

@@ -17,11 +17,11 @@ int spawn_and_wait(const std::vector<std::string>& argv, posix_spawn_file_action
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   // This process's environment, less the names `env` sets, then `env`.
+  auto name_of = [](const std::string& kv) { return kv.substr(0, kv.find('=') + 1); };  // "NAME="
   std::vector<char*> envp;
   for (char** e = environ; *e; ++e) {
-    std::string entry = *e;
     bool replaced = false;
-    for (const auto& kv : env) replaced |= entry.compare(0, kv.find('=') + 1, kv, 0, kv.find('=') + 1) == 0;
+    for (const auto& kv : env) replaced |= std::string(*e).rfind(name_of(kv), 0) == 0;
     if (!replaced) envp.push_back(*e);
   }
   for (const auto& kv : env) envp.push_back(const_cast<char*>(kv.c_str()));

@@ -11,7 +11,7 @@ void default_values(InputDecl& in, DType t) {
   in.init = Init::uniform;
   if (is_float(t)) in.lo = -2, in.hi = 2;
   else if (is_bool(t)) in.lo = 0, in.hi = 2;
-  else if (t == DType::u8 || is_wide_unsigned(t)) in.lo = 0, in.hi = 10;
+  else if (is_unsigned(t)) in.lo = 0, in.hi = 10;
   else in.lo = -5, in.hi = 6;
 }
 
@@ -29,7 +29,6 @@ bool change_dtype(Program& p, InputDecl& in, Choices& c, const GenPolicy& policy
   DType t = c.pick(options);
   p.values[in.value].type.dtype = t;
   bool same_kind = is_float(t) == is_float(old) && is_bool(t) == is_bool(old);
-  auto is_unsigned = [](DType d) { return d == DType::u8 || is_wide_unsigned(d); };
   if (!same_kind || is_unsigned(t) || is_unsigned(old)) default_values(in, t);
   return true;
 }

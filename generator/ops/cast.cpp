@@ -11,7 +11,7 @@ namespace {
 // or false when any value converts (ints wrap, floats widen, anything -> bool).
 bool safe_interval(DType from, DType to, double& lo, double& hi) {
   if (is_bool(to)) return false;
-  if ((to == DType::u8 || is_wide_unsigned(to)) && is_float(from)) return lo = 0, hi = 100, true;
+  if (is_unsigned(to) && is_float(from)) return lo = 0, hi = 100, true;
   if (is_int(to) && is_float(from)) return lo = -100, hi = 100, true;
   // Integers narrower than i32 always fit f16 (and clamp rejects bounds they can't hold).
   if (to == DType::f16 && from != DType::f16 && (is_float(from) || dtype_size(from) >= 4))

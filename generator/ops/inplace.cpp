@@ -2,7 +2,6 @@
 // the write then shows through the view's base. Targets come from
 // GenContext::pick_mutable, which knows what autograd and aliasing allow.
 #include "generator/ops/common.h"
-#include "generator/wide_unsigned.h"
 
 namespace dlfuzz {
 using namespace ops;
@@ -77,7 +76,7 @@ bool gen_overwrite(GenContext& g, const OpSpec& s, Node& n) {
   // The empty is made last, once the node is known to be valid: an empty left
   // behind unwritten would fail verify().
   std::vector<TensorType> out;
-  if (!s.infer(g.program(), n, out).empty() || !check_wide_unsigned(s, g.program(), n, out).empty()) return false;
+  if (!infer_node(s, g.program(), n, out).empty()) return false;
   if (fresh) {
     int like = *target;
     n.args[0].value = ValueRef{c.coin(0.5) ? g.emit1("empty_like", {{"self", ValueRef{like}}})
