@@ -21,6 +21,7 @@
 #include "generator/generator.h"
 #include "oracles/evaluate.h"
 #include "reducers/subprocess.h"
+#include "triage/bug_split.h"
 #include "triage/store.h"
 
 namespace dlfuzz {
@@ -149,7 +150,10 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     }
   }
 }
-// Each new bug reduced into DB.reduced/.
+// Each new bug reduced into DB.reduced/: its example, then up to
+// reduce_findings - 1 more of its findings (other programs), each alone. A bug
+// whose findings reduce to other op sets than its example's is split
+// (triage/bug_split.h).
 void reduce_new_bugs(const CampaignOptions& opt, const std::set<int64_t>& bugs) {
   std::string dir = opt.db + ".reduced";
   std::filesystem::create_directories(dir);
@@ -158,15 +162,32 @@ void reduce_new_bugs(const CampaignOptions& opt, const std::set<int64_t>& bugs) 
     std::string out = fmt::format("{}/bug{}.dlf", dir, id);
     bool ok = reduce_bug(opt.db, id, opt.reduce_seconds, out);
     std::cout << fmt::format("  reduce bug {}: {}\n", id, ok ? out : "did not reproduce (flaky?)") << std::flush;
+    if (!ok || opt.reduce_findings < 2) continue;
+    try {
+      Store store(opt.db);
+      for (int64_t f : findings_to_reduce(store, id, opt.reduce_findings - 1)) {
+        if (g_stop) break;
+        std::string fout = fmt::format("{}/finding{}.dlf", dir, f);
+        bool fok = reduce_stored(opt.db, fmt::format("finding:{}", f), opt.reduce_seconds, fout);
+        std::cout << fmt::format("    its finding {}: {}\n", f, fok ? fout : "did not reproduce") << std::flush;
+      }
+      for (int64_t split : split_by_reduced_ops(store, id))
+        std::cout << fmt::format("    bug {} split off: findings of bug {} that reduce to other ops\n", split, id);
+    } catch (const StoreError& e) {
+      std::cout << fmt::format("    bug {}: its findings not reduced: {}\n", id, e.what());
+    }
   }
 }
 }  // namespace
 
-bool reduce_bug(const std::string& db, int64_t id, double seconds, const std::string& out) {
+bool reduce_stored(const std::string& db, const std::string& target, double seconds, const std::string& out) {
   std::string exe = default_executor_options().dlfuzz_binary;
-  return run_argv({exe, "reduce", fmt::format("bug:{}", id), "--db", db, "--max-time", fmt::format("{}", seconds), "-o",
-                   out},
+  return run_argv({exe, "reduce", target, "--db", db, "--max-time", fmt::format("{}", seconds), "-o", out},
                   ChildOutput::no_stderr) == 0;
+}
+
+bool reduce_bug(const std::string& db, int64_t id, double seconds, const std::string& out) {
+  return reduce_stored(db, fmt::format("bug:{}", id), seconds, out);
 }
 
 int run_campaign(const CampaignOptions& opt) {

@@ -37,6 +37,9 @@ struct CampaignOptions {
   // After the campaign, reduce each new bug (`dlfuzz reduce bug:ID`), this many
   // seconds each; 0: no reduction.
   double reduce_seconds = 0;
+  // Findings reduced per new bug (its example and others with other
+  // programs); a bug whose findings reduce to other op sets is split.
+  int reduce_findings = 3;
   // Environments to run each runner on, oldest first, compared by the version
   // oracle (evaluate_versions); empty: the default environment only.
   std::vector<std::string> envs;
@@ -58,5 +61,7 @@ int run_campaign(const CampaignOptions& opt);
 // process: the reduced .dlf at `out` (its .py and .md beside it), the store
 // records the program. False when the finding did not reproduce.
 bool reduce_bug(const std::string& db, int64_t id, double seconds, const std::string& out);
+// The same for any stored target `dlfuzz reduce` takes: "bug:ID", "finding:ID".
+bool reduce_stored(const std::string& db, const std::string& target, double seconds, const std::string& out);
 
 }  // namespace dlfuzz

@@ -28,6 +28,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     uint64_t seed = 1;
     bool no_progress = false, no_recheck = false;
     double reduce = 0;
+    int reduce_findings = 3;
     std::string envs, policy, ops, corpus, target = "auto";
     bool perf = false;
     double perf_threshold = 0.10;
@@ -70,6 +71,11 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
                   "comparing them: regressions and fixes between releases");
   cmd->add_option("--reduce", o->reduce,
                   "after the campaign, reduce each new bug for up to this many seconds (into DB.reduced/)");
+  cmd->add_option("--reduce-findings", o->reduce_findings,
+                  "with --reduce: findings reduced per new bug (its example and others of other programs); a bug "
+                  "whose findings reduce to other op sets is split")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--corpus", o->corpus,
                   "seed programs: every .dlf under DIR (recursively, e.g. corpus/); half the programs are mutants "
                   "of them, the rest generated");
@@ -119,6 +125,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
       c.progress = !o->no_progress;
       c.recheck = !o->no_recheck;
       c.reduce_seconds = o->reduce;
+      c.reduce_findings = o->reduce_findings;
       c.perf = o->perf;
       c.perf_options.threshold = o->perf_threshold;
       if (!o->envs.empty()) c.envs = CLI::detail::split(o->envs, ',');

@@ -1,4 +1,4 @@
-// dlfuzz reduce FILE [-o OUT] | reduce bug:ID --db DB
+// dlfuzz reduce FILE [-o OUT] | reduce bug:ID --db DB | reduce finding:ID --db DB
 // Shrinks a program while it shows the SAME finding signature as the original
 // (oracle, runner pair, stage, normalized error), or while `--test CMD FILE`
 // exits 0. Writes the reduced .dlf, its Python repro and a Markdown summary.
@@ -26,6 +26,7 @@
 #include "reducers/pass.h"
 #include "reducers/subprocess.h"
 #include "runners/runner.h"
+#include "triage/bug_split.h"
 #include "triage/store.h"
 
 namespace dlfuzz::cli {
@@ -46,35 +47,46 @@ struct Target {
   std::string signature;  // "" with --test
   std::vector<std::string> runners;
   int64_t bug_id = -1;
+  int64_t finding_id = -1;  // finding:ID
 };
+
+// bug:ID (its example finding) or finding:ID, from the store.
+std::optional<Target> load_stored_target(const Opts& o) {
+  Target t;
+  Store store(o.db);
+  const bool bug = o.target.rfind("bug:", 0) == 0;
+  int64_t id = std::atoll(o.target.c_str() + (bug ? 4 : 8));
+  auto st = store.db().prepare(
+      bug ? "SELECT b.signature, p.text, f.test_runner FROM bugs b JOIN programs p ON p.hash = b.example_program "
+            "JOIN findings f ON f.bug_id = b.id WHERE b.id = ? LIMIT 1"
+          : "SELECT f.signature, p.text, f.test_runner FROM findings f JOIN programs p ON p.hash = f.program_hash "
+            "WHERE f.id = ?");
+  st.bind(1, id);
+  if (!st.step()) {
+    std::cerr << fmt::format("dlfuzz reduce: no {} {} in {}\n", bug ? "bug" : "finding", id, o.db);
+    return std::nullopt;
+  }
+  (bug ? t.bug_id : t.finding_id) = id;
+  t.signature = base_signature(st.column_text(0));  // candidates are judged without the ladder
+  if (t.signature.rfind("signed-zero|", 0) == 0) oracle_settings().strict_zeros = true;
+  ParseResult r = parse_program(st.column_text(1), o.target);
+  if (!r.ok()) {
+    std::cerr << "dlfuzz reduce: " << r.error->str() << "\n";
+    return std::nullopt;
+  }
+  t.program = r.program;
+  t.runners = {st.column_text(2)};
+  return t;
+}
 
 std::optional<Target> load_target(const Opts& o, Executor& ex) {
   Target t;
-  if (o.target.rfind("bug:", 0) == 0) {
+  if (o.target.rfind("bug:", 0) == 0 || o.target.rfind("finding:", 0) == 0) {
     if (o.db.empty()) {
-      std::cerr << "dlfuzz reduce: bug:ID needs --db\n";
+      std::cerr << "dlfuzz reduce: " << o.target << " needs --db\n";
       return std::nullopt;
     }
-    Store store(o.db);
-    t.bug_id = std::atoll(o.target.c_str() + 4);
-    auto st = store.db().prepare(
-        "SELECT b.signature, p.text, f.test_runner FROM bugs b JOIN programs p ON p.hash = b.example_program "
-        "JOIN findings f ON f.bug_id = b.id WHERE b.id = ? LIMIT 1");
-    st.bind(1, t.bug_id);
-    if (!st.step()) {
-      std::cerr << "dlfuzz reduce: no bug " << t.bug_id << " in " << o.db << "\n";
-      return std::nullopt;
-    }
-    t.signature = base_signature(st.column_text(0));  // candidates are judged without the ladder
-    if (t.signature.rfind("signed-zero|", 0) == 0) oracle_settings().strict_zeros = true;
-    ParseResult r = parse_program(st.column_text(1), o.target);
-    if (!r.ok()) {
-      std::cerr << "dlfuzz reduce: " << r.error->str() << "\n";
-      return std::nullopt;
-    }
-    t.program = r.program;
-    t.runners = {st.column_text(2)};
-    return t;
+    return load_stored_target(o);
   }
   auto p = load_or_report(o.target);
   if (!p) return std::nullopt;
@@ -103,8 +115,9 @@ bool run_test_command(const std::string& cmd, const Program& p) {
 std::string write_outputs(const Opts& o, const Target& t, const Program& reduced, const ReduceStats& s) {
   std::string base = o.out;
   if (base.empty())
-    base = t.bug_id >= 0 ? fmt::format("bug{}.reduced.dlf", t.bug_id)
-                         : fs::path(o.target).replace_extension("").string() + ".reduced.dlf";
+    base = t.bug_id >= 0       ? fmt::format("bug{}.reduced.dlf", t.bug_id)
+           : t.finding_id >= 0 ? fmt::format("finding{}.reduced.dlf", t.finding_id)
+                               : fs::path(o.target).replace_extension("").string() + ".reduced.dlf";
   std::string stem = base.size() > 4 && base.substr(base.size() - 4) == ".dlf" ? base.substr(0, base.size() - 4) : base;
   std::string md = fmt::format("# dlfuzz reduction of {}\n\n", o.target);
   if (!t.signature.empty()) md += fmt::format("- signature: `{}`\n", t.signature);
@@ -125,7 +138,7 @@ std::string write_outputs(const Opts& o, const Target& t, const Program& reduced
 void add_reduce(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("reduce", "Shrink a program while it shows the same finding (or --test CMD succeeds)");
   auto o = std::make_shared<Opts>();
-  cmd->add_option("target", o->target, ".dlf file, or bug:ID with --db");
+  cmd->add_option("target", o->target, ".dlf file, or bug:ID or finding:ID with --db");
   cmd->add_option("-o,--out", o->out, "reduced .dlf (the .py repro and .md summary go beside it)");
   cmd->add_option("--db", o->db, "bug store: read bug:ID, record the reduced program");
   cmd->add_option("--runners", o->runners, "runners to look for the finding with (FILE form)");
@@ -143,7 +156,7 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
         return kExitOk;
       }
       if (o->target.empty()) {
-        std::cerr << "dlfuzz reduce: a FILE or bug:ID is required\n";
+        std::cerr << "dlfuzz reduce: a FILE, bug:ID or finding:ID is required\n";
         return kExitUsage;
       }
       ReduceOptions ropt;
@@ -203,7 +216,10 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
         try {
           Store store(o->db);
           std::string hash = store.add_program(print_program(reduced), reduced.seed, reduced.count_nodes());
+          if (t->finding_id >= 0) record_finding_reduction(store, t->finding_id, hash, op_set(reduced));
           if (t->bug_id >= 0) {
+            if (int64_t example = example_finding(store, t->bug_id))
+              record_finding_reduction(store, example, hash, op_set(reduced));
             int64_t dup = store.record_reduction(t->bug_id, hash, op_set(reduced));
             if (dup)
               std::cout << fmt::format("bug {} is a duplicate of bug {} (same error and reduced op set)\n", t->bug_id,

@@ -14,6 +14,7 @@
 #include "triage/compiler_bisect.h"
 #include "triage/html_report.h"
 #include "triage/merge.h"
+#include "triage/nnc_bisect.h"
 #include "triage/perf_report.h"
 #include "triage/report.h"
 
@@ -175,16 +176,60 @@ int retest(Store& s, const Opts& o) {
                            skipped ? fmt::format(", {} could not be retested", skipped) : "");
   return still ? kExitFinding : kExitOk;
 }
-// Runs PyTorch's compiler_bisector on a torch.compile bug's repro and records
-// the pass it names (triage/compiler_bisect.h).
+// A ts-nnc bug: the fusion decision it starts at (triage/nnc_bisect.h).
+int bisect_nnc_bug(Store& s, const Opts& o, const BugDetail& d, const Program& p) {
+  ExecutorOptions eo = default_executor_options();
+  eo.timeout_ms = o.timeout * 1000;
+  std::cout << fmt::format("bug {}: bisecting NNC's fusion decisions (PYTORCH_JIT_OPT_LIMIT, a fresh worker a step)\n",
+                           o.id);
+  NncBisection b = bisect_nnc(eo, p, d.test_runner, base_signature(d.bug.signature));
+  if (!b.bisected) {
+    std::cout << fmt::format("bug {}: not bisected: {} ({} steps)\n", o.id, b.error, b.steps);
+    return kExitFinding;
+  }
+  s.record_compiler_pass(o.id, b.summary());
+  std::cout << fmt::format("bug {}: pass: {} ({} steps)\n", o.id, b.summary(), b.steps);
+  return kExitOk;
+}
+
+// A torch.compile bug: PyTorch's compiler_bisector on its repro
+// (triage/compiler_bisect.h).
+int bisect_torch_compile(Store& s, const Opts& o, const RunnerSpec& spec, const Program& p) {
+  const std::string python = default_executor_options().python;
+  if (python.empty()) {
+    std::cerr << "dlfuzz triage bisect: no Python with PyTorch 2.x (.venv, or DLFUZZ_PYTHON)\n";
+    return kExitUsage;
+  }
+  std::vector<std::string> args = {"--backend"};
+  for (const auto& word : CLI::detail::split(spec.row->repro_backend, ' ')) args.push_back(word);
+  char dir[] = "/tmp/dlfuzz-bisect-XXXXXX";
+  if (!mkdtemp(dir)) {
+    std::cerr << "dlfuzz triage bisect: cannot make a directory under /tmp\n";
+    return kExitCannotWrite;
+  }
+  std::cout << fmt::format("bug {}: bisecting in {} (each step compiles the repro again: minutes)\n", o.id, dir);
+  BisectRun run = run_compiler_bisector(python, emit_python(p), args, o.fail_above, dir);
+  if (!run.result) {
+    std::cout << fmt::format("bug {}: not bisected: {}\n", o.id, run.error);
+    return kExitFinding;
+  }
+  s.record_compiler_pass(o.id, run.result->summary());
+  std::cout << fmt::format("bug {}: pass: {}\n", o.id, run.result->summary());
+  return kExitOk;
+}
+
+// Names the pass inside a bug's layer and records it: PyTorch's
+// compiler_bisector for a torch.compile bug, the JIT's optimization limiter
+// for a ts-nnc bug.
 int bisect(Store& s, const Opts& o) {
   auto d = find_bug(s, o);
   if (!d) return kExitUsage;
   auto spec = parse_runner(d->test_runner);
   const std::string family = spec ? spec->family() : "";
-  if (family != "inductor" && family != "aot" && family != "dynamo") {
-    std::cerr << fmt::format("dlfuzz triage bisect: bug {} is not a torch.compile bug (runner {})\n", o.id,
-                             d->test_runner);
+  const bool nnc = spec && std::string(spec->row->name) == "ts-nnc" && spec->plugin.empty();
+  if (family != "inductor" && family != "aot" && family != "dynamo" && !nnc) {
+    std::cerr << fmt::format("dlfuzz triage bisect: bug {} is neither a torch.compile nor a ts-nnc bug (runner {})\n",
+                             o.id, d->test_runner);
     return kExitUsage;
   }
   if (d->oracle != "numeric" && d->oracle != "status") {
@@ -197,27 +242,7 @@ int bisect(Store& s, const Opts& o) {
     std::cerr << "dlfuzz triage bisect: the bug's program no longer loads: " << pr.error->str() << "\n";
     return kExitUsage;
   }
-  const std::string python = default_executor_options().python;
-  if (python.empty()) {
-    std::cerr << "dlfuzz triage bisect: no Python with PyTorch 2.x (.venv, or DLFUZZ_PYTHON)\n";
-    return kExitUsage;
-  }
-  std::vector<std::string> args = {"--backend"};
-  for (const auto& word : CLI::detail::split(spec->row->repro_backend, ' ')) args.push_back(word);
-  char dir[] = "/tmp/dlfuzz-bisect-XXXXXX";
-  if (!mkdtemp(dir)) {
-    std::cerr << "dlfuzz triage bisect: cannot make a directory under /tmp\n";
-    return kExitCannotWrite;
-  }
-  std::cout << fmt::format("bug {}: bisecting in {} (each step compiles the repro again: minutes)\n", o.id, dir);
-  BisectRun run = run_compiler_bisector(python, emit_python(pr.program), args, o.fail_above, dir);
-  if (!run.result) {
-    std::cout << fmt::format("bug {}: not bisected: {}\n", o.id, run.error);
-    return kExitFinding;
-  }
-  s.record_compiler_pass(o.id, run.result->summary());
-  std::cout << fmt::format("bug {}: pass: {}\n", o.id, run.result->summary());
-  return kExitOk;
+  return nnc ? bisect_nnc_bug(s, o, *d, pr.program) : bisect_torch_compile(s, o, *spec, pr.program);
 }
 }  // namespace
 
@@ -287,7 +312,9 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
                  "instead of marking fixed ones");
   rt->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return retest(s, *o); }); }; });
   auto* bi = cmd->add_subcommand(
-      "bisect", "Name the torch.compile pass a bug is in (PyTorch's compiler_bisector on its repro); stored with it");
+      "bisect",
+      "Name the pass a bug is in, stored with it: a torch.compile bug's (PyTorch's compiler_bisector on its repro), "
+      "a ts-nnc bug's fusion decision (PYTORCH_JIT_OPT_LIMIT)");
   db(bi);
   bi->add_option("id", o->id, "bug id")->required();
   bi->add_option("--fail-above", o->fail_above, "the repro's max abs diff that still shows the bug")

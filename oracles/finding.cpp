@@ -77,7 +77,7 @@ std::string Finding::bug_signature() const {
 }
 
 std::string base_signature(const std::string& bug_signature) {
-  size_t cut = std::min(bug_signature.find("|layer="), bug_signature.find("|first="));
+  size_t cut = std::min({bug_signature.find("|layer="), bug_signature.find("|first="), bug_signature.find("|ops=")});
   return cut == std::string::npos ? bug_signature : bug_signature.substr(0, cut);
 }
 

@@ -48,8 +48,9 @@ struct Finding {
   std::string bug_signature() const;
 };
 
-// A stored bug signature without its refinements: what signature() of a new
-// finding of that bug gives (the reducer and `triage retest` compare these).
+// A stored bug signature without its refinements (layer, first diverging op,
+// the op set of a split-off bug): what signature() of a new finding of that
+// bug gives (the reducer and `triage retest` compare these).
 std::string base_signature(const std::string& bug_signature);
 
 // A signature with what only says "over ranks" taken out: the one-process

@@ -1,7 +1,9 @@
 #include "oracles/layer_ladder.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <optional>
 
 #include "oracles/evaluate.h"
 
@@ -29,22 +31,44 @@ std::string in_env(const std::string& runner, const RunnerSpec& spec) {
 
 bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.oracle && a.stage == b.stage; }
 
-// LibTorch runners that add a layer to another runner's path: the runners
-// below, lowest first. NNC and freezing are the profiling executor plus a
-// pass; Static Runtime runs the frozen module.
-const std::map<std::string, std::vector<std::string>>& native_ladders() {
-  static const std::map<std::string, std::vector<std::string>> m = {
-      {"ts-nnc", {"ts"}}, {"frozen", {"ts"}}, {"static", {"ts", "frozen"}}};
+// LibTorch runners whose path adds passes to another runner's: the runners
+// below, lowest first, each stopping before one group of passes, and the
+// layer a finding none of them shows is put on. A ts-nnc finding that ts
+// shows too is the profiling executor's, not NNC's; one ts-noopt shows is
+// the frontend's or an op's, whatever executor runs it.
+struct NativeLadder {
+  std::vector<std::string> below;
+  std::string own_layer;
+};
+const std::map<std::string, NativeLadder>& native_ladders() {
+  static const std::map<std::string, NativeLadder> m = {
+      {"ts", {{"ts-noopt", "ts-simple"}, "TorchScript profiling executor"}},
+      {"ts-nnc", {{"ts-noopt", "ts-simple", "ts"}, "TorchScript NNC fuser"}},
+      {"ts-legacy", {{"ts-noopt"}, "TorchScript legacy executor"}},
+      {"frozen", {{"ts-noopt", "ts", "frozen-plain", "frozen-fold"}, "TorchScript optimize_for_inference"}},
+      {"static", {{"ts-noopt", "static-noout", "static-noplan"}, "Static Runtime memory planner"}},
+  };
   return m;
 }
 
-const std::vector<std::string>* native_rungs_below(const Finding& f) {
+// The ladder of a LibTorch finding: its runner's, and for a runner with a
+// plugin, its base runner's ladder with the base itself as the top rung
+// below the plugin's passes. nullopt: no ladder.
+std::optional<NativeLadder> native_ladder_of(const Finding& f) {
   auto spec = parse_runner(f.test_runner);
-  if (!spec || spec->worker() != WorkerKind::native || !spec->plugin.empty() || spec->on_cpu ||
-      spec->one_process || f.kind != FindingKind::correctness)
-    return nullptr;
+  if (!spec || spec->worker() != WorkerKind::native || spec->on_cpu || spec->one_process ||
+      f.kind != FindingKind::correctness)
+    return std::nullopt;
   auto it = native_ladders().find(spec->row->name);
-  return it == native_ladders().end() ? nullptr : &it->second;
+  if (spec->plugin.empty()) {
+    if (it == native_ladders().end()) return std::nullopt;
+    return it->second;
+  }
+  NativeLadder l;
+  if (it != native_ladders().end()) l.below = it->second.below;
+  l.below.push_back(spec->row->name);
+  l.own_layer = "plugin pass " + std::filesystem::path(spec->plugin).stem().string();
+  return l;
 }
 }  // namespace
 
@@ -79,8 +103,8 @@ void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& find
     auto spec = parse_runner(f.test_runner);
     if (!spec) continue;
     f.layer = spec->row->layer;
-    if (const auto* below = native_rungs_below(f))
-      for (const auto& r : *below) want(in_env(r, *spec));
+    if (auto ladder = native_ladder_of(f))
+      for (const auto& r : ladder->below) want(in_env(r, *spec));
     if (!ladder_applies(f.test_runner) || f.kind != FindingKind::correctness) continue;
     LadderOf of = ladder_runners().at(spec->row->name);
     const auto& rungs = layer_ladder(of.dynamic);
@@ -97,17 +121,17 @@ void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& find
     return !ran ? "not run" : shows ? "fail" : "pass";
   };
   for (auto& f : findings) {
-    if (const auto* below = native_rungs_below(f)) {
+    if (auto ladder = native_ladder_of(f)) {
       auto spec = parse_runner(f.test_runner);
       f.ablation = nlohmann::json::array();
       std::string first;
-      for (const auto& r : *below) {
+      for (const auto& r : ladder->below) {
         std::string runner = in_env(r, *spec), verdict = verdict_of(f, runner);
         if (verdict == "fail" && first.empty()) first = find_runner_row(r)->layer;
         f.ablation.push_back({{"rung", r}, {"runner", runner}, {"verdict", verdict}});
       }
-      f.ablation.push_back({{"rung", spec->row->name}, {"runner", f.test_runner}, {"verdict", "fail"}});
-      if (!first.empty()) f.layer = first;
+      f.ablation.push_back({{"rung", spec->name()}, {"runner", f.test_runner}, {"verdict", "fail"}});
+      f.layer = first.empty() ? ladder->own_layer : first;
       continue;
     }
     if (!ladder_applies(f.test_runner) || f.kind != FindingKind::correctness) continue;

@@ -15,10 +15,22 @@
 // (dynamic=True, data-dependent sizes traced, the batch resized): without
 // those settings its unbacked-size bugs would pass every rung below it.
 //
-// LibTorch runners that add a layer to another's path have a ladder too:
-// ts-nnc and frozen are the profiling executor (ts) plus NNC or freezing,
-// and Static Runtime runs the frozen module (ts, then frozen). A ts-nnc
-// finding that ts shows too is the profiling executor's, not NNC's.
+// LibTorch runners have ladders of runners that each stop before one group
+// of passes (runners/Runners.def):
+//
+//   ts         ts-noopt (frontend, interpreter) -> ts-simple (graph passes)
+//              -> ts (profiling executor: specialization, autodiff)
+//   ts-nnc     ts's ladder -> ts-nnc (the NNC fuser)
+//   ts-legacy  ts-noopt -> ts-legacy
+//   frozen     ts-noopt -> ts -> frozen-plain (freezing) -> frozen-fold
+//              (conv folding) -> frozen (optimize_for_inference)
+//   static     ts-noopt -> static-noout (Static Runtime's passes and
+//              interpreter) -> static-noplan (out variants) -> static
+//              (memory planner)
+//   R+plugin:P R's ladder -> R -> the plugin's passes
+//
+// A ts-nnc finding that ts shows too is the profiling executor's, not NNC's.
+// Inside NNC, `triage bisect` names the fusion decision (PYTORCH_JIT_OPT_LIMIT).
 #pragma once
 #include <string>
 #include <vector>

@@ -72,9 +72,9 @@ RunResult run_module_program(const Program& p, const std::string& runner, const 
 RunResult FrozenRunner::run(const Program& p, const RunConfig& cfg) {
   return run_module_program(
       p, name(), cfg,
-      [](torch::jit::Module& m) -> ModuleForward {
-        torch::jit::Module f = torch::jit::freeze(m);
-        auto frozen = std::make_shared<torch::jit::Module>(torch::jit::optimize_for_inference(f));
+      [steps = steps_](torch::jit::Module& m) -> ModuleForward {
+        torch::jit::Module f = torch::jit::freeze(m, c10::nullopt, steps.fold_numerics);
+        auto frozen = std::make_shared<torch::jit::Module>(steps.optimize_for_inference ? torch::jit::optimize_for_inference(f) : f);
         return [frozen](std::vector<c10::IValue> args) { return frozen->forward(std::move(args)); };
       },
       /*copy_outputs=*/false);

@@ -1,7 +1,10 @@
 // `frozen`: the program as a torch::jit::Module whose params are module
-// parameters; eval(), freeze() (params folded into the graph as constants),
-// then optimize_for_inference (conv-bn folding, MKLDNN conversions, ...).
-// Inference programs only: freezing folds what training would update.
+// parameters; eval(), freeze() (params folded into the graph as constants,
+// conv-bn/add/mul folding), then optimize_for_inference (conv-add-relu
+// fusion, MKLDNN conversions, linear transpose). Inference programs only:
+// freezing folds what training would update. The layer ladder's rungs stop
+// earlier: `frozen-plain` freezes without the numeric folding, `frozen-fold`
+// folds but skips optimize_for_inference.
 #pragma once
 #include <torch/csrc/jit/api/module.h>
 
@@ -11,10 +14,20 @@
 
 namespace dlfuzz {
 
+struct FreezeSteps {
+  bool fold_numerics = true;           // freeze(optimize_numerics): conv-bn, conv-add, conv-mul folding
+  bool optimize_for_inference = true;  // torch::jit::optimize_for_inference after freezing
+};
+
 class FrozenRunner : public Runner {
  public:
-  std::string name() const override { return "frozen"; }
+  FrozenRunner(std::string name, FreezeSteps steps) : name_(std::move(name)), steps_(steps) {}
+  std::string name() const override { return name_; }
   RunResult run(const Program& p, const RunConfig& cfg) override;
+
+ private:
+  std::string name_;
+  FreezeSteps steps_;
 };
 
 // The module both `frozen` and `static` start from; throws on compile errors.

@@ -9,6 +9,13 @@ namespace dlfuzz {
 struct JitSettings {
   bool profiling_executor = true;  // false: the legacy executor
   bool nnc = false;                // the TensorExpr fuser on CPU
+  // The layer ladder's rungs below an executor (oracles/layer_ladder.h):
+  // optimize=false runs the graph as the frontend made it (the executors'
+  // no-opt plan: no passes, no autodiff); simple=true is the profiling
+  // executor with no profiled runs (bailout depth 0: its profiling-insensitive
+  // passes only, no specialization, autodiff or fusion).
+  bool optimize = true;
+  bool simple = false;
 };
 
 class JitSettingsGuard {

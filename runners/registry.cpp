@@ -28,21 +28,19 @@ const std::map<std::string, std::function<std::unique_ptr<Runner>()>>& table() {
   static const std::map<std::string, std::function<std::unique_ptr<Runner>()>> t = {
       {"eager", [] { return std::make_unique<EagerRunner>(false); }},
       {"eager64", [] { return std::make_unique<EagerRunner>(true); }},
-      {"ts",
-       [] {
-         return std::make_unique<TorchScriptRunner>("ts", JitSettings{true, false});
-       }},
-      {"ts-nnc",
-       [] {
-         return std::make_unique<TorchScriptRunner>("ts-nnc", JitSettings{true, true});
-       }},
-      {"ts-legacy",
-       [] {
-         return std::make_unique<TorchScriptRunner>("ts-legacy", JitSettings{false, false});
-       }},
-      {"frozen", [] { return std::make_unique<FrozenRunner>(); }},
+      {"ts", [] { return std::make_unique<TorchScriptRunner>("ts", JitSettings{}); }},
+      {"ts-nnc", [] { return std::make_unique<TorchScriptRunner>("ts-nnc", JitSettings{true, true}); }},
+      {"ts-legacy", [] { return std::make_unique<TorchScriptRunner>("ts-legacy", JitSettings{false, false}); }},
+      {"ts-noopt", [] { return std::make_unique<TorchScriptRunner>("ts-noopt", JitSettings{true, false, false}); }},
+      {"ts-simple",
+       [] { return std::make_unique<TorchScriptRunner>("ts-simple", JitSettings{true, false, true, true}); }},
+      {"frozen", [] { return std::make_unique<FrozenRunner>("frozen", FreezeSteps{}); }},
+      {"frozen-plain", [] { return std::make_unique<FrozenRunner>("frozen-plain", FreezeSteps{false, false}); }},
+      {"frozen-fold", [] { return std::make_unique<FrozenRunner>("frozen-fold", FreezeSteps{true, false}); }},
 #ifdef DLFUZZ_HAVE_STATIC_RUNTIME
-      {"static", [] { return std::make_unique<StaticRunner>(); }},
+      {"static", [] { return std::make_unique<StaticRunner>("static", StaticSteps{}); }},
+      {"static-noplan", [] { return std::make_unique<StaticRunner>("static-noplan", StaticSteps{true, false}); }},
+      {"static-noout", [] { return std::make_unique<StaticRunner>("static-noout", StaticSteps{false, false}); }},
 #endif
   };
   return t;

@@ -13,10 +13,12 @@ namespace dlfuzz {
 RunResult StaticRunner::run(const Program& p, const RunConfig& cfg) {
   return run_module_program(
       p, name(), cfg,
-      [](torch::jit::Module& m) -> ModuleForward {
+      [steps = steps_](torch::jit::Module& m) -> ModuleForward {
         torch::jit::StaticModuleOptions opts;
-        opts.enable_out_variant = true;
-        opts.optimize_memory = true;
+        opts.enable_out_variant = steps.out_variants;
+        opts.use_copy_variants = steps.out_variants;
+        opts.use_maybe_copy_variants = steps.out_variants;
+        opts.optimize_memory = steps.out_variants && steps.memory_planner;
         auto smod = std::make_shared<torch::jit::StaticModule>(m, /*is_frozen=*/false, opts);
         return [smod](std::vector<c10::IValue> args) { return (*smod)(std::move(args)); };
       },

@@ -22,6 +22,7 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   Transaction tx(dst);
   std::map<int64_t, int64_t> campaign_ids, bug_ids;
   std::vector<std::pair<int64_t, int64_t>> shard_duplicates;  // (bug, duplicate_of) in shard ids
+  std::vector<std::pair<int64_t, int64_t>> shard_splits;      // (bug, split_from) in shard ids
   {
     auto q = src.prepare("SELECT id, started_at, ended_at, host, config, versions, programs, findings FROM campaigns");
     while (q.step()) {
@@ -55,7 +56,7 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
   {
     auto q = src.prepare(
         "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, reduced_program, "
-        "reduced_ops, duplicate_of, layer, compiler_pass FROM bugs");
+        "reduced_ops, duplicate_of, layer, compiler_pass, split_from FROM bugs");
     while (q.step()) {
       std::string sig = q.column_text(1);
       auto find = dst.prepare("SELECT id FROM bugs WHERE signature = ?");
@@ -95,7 +96,15 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
         ++st.new_bugs;
       }
       if (!q.column_is_null(11)) shard_duplicates.emplace_back(q.column_int(0), q.column_int(11));
+      if (!q.column_is_null(14)) shard_splits.emplace_back(q.column_int(0), q.column_int(14));
     }
+    // So is where a split-off bug came from.
+    for (auto [bug, from] : shard_splits)
+      dst.prepare("UPDATE bugs SET split_from = ? WHERE id = ? AND split_from IS NULL AND ? <> id")
+          .bind(1, bug_ids[from])
+          .bind(2, bug_ids[bug])
+          .bind(3, bug_ids[from])
+          .run();
     // A duplicate link is kept where the merged store has none yet.
     for (auto [bug, of] : shard_duplicates)
       dst.prepare("UPDATE bugs SET duplicate_of = ? WHERE id = ? AND duplicate_of IS NULL AND ? <> id")
@@ -108,13 +117,13 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
     auto q = src.prepare(
         "SELECT campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, detail, "
         "signature, kind, flaky, versions, found_at, evidence, layer, ablation, coalesce(first_op, ''),"
-        " coalesce(first_op_detail, '') FROM findings");
+        " coalesce(first_op_detail, ''), reduced_program, reduced_ops FROM findings");
     while (q.step()) {
-      dst.prepare(
+      auto ins = dst.prepare(
              "INSERT INTO findings(campaign_id, bug_id, program_hash, oracle, ref_runner, test_runner, stage, "
              "detail, signature, kind, flaky, versions, found_at, evidence, layer, ablation, first_op, "
-             "first_op_detail) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
-          .bind(1, campaign_ids[q.column_int(0)])
+             "first_op_detail, reduced_program, reduced_ops) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      ins.bind(1, campaign_ids[q.column_int(0)])
           .bind(2, bug_ids[q.column_int(1)])
           .bind(3, q.column_text(2))
           .bind(4, q.column_text(3))
@@ -131,8 +140,10 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
           .bind(15, q.column_text(14))
           .bind(16, q.column_text(15))
           .bind(17, q.column_text(16))
-          .bind(18, q.column_text(17))
-          .run();
+          .bind(18, q.column_text(17));
+      bind_text_or_null(ins, 19, q, 18);
+      bind_text_or_null(ins, 20, q, 19);
+      ins.run();
       ++st.findings;
     }
   }

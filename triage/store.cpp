@@ -67,6 +67,11 @@ const char* kMigrations[] = {
     // 8: the compiler pass inside the layer (`triage bisect`: Inductor's
     // compiler_bisector), e.g. "inductor lowerings #1 (var_mean)".
     "ALTER TABLE bugs ADD COLUMN compiler_pass TEXT;",
+    // 9: findings reduced one by one (a few per bug, triage/bug_split.h), and
+    // the bug a split-off bug came from.
+    "ALTER TABLE findings ADD COLUMN reduced_program TEXT REFERENCES programs(hash);"
+    "ALTER TABLE findings ADD COLUMN reduced_ops TEXT;"
+    "ALTER TABLE bugs ADD COLUMN split_from INTEGER REFERENCES bugs(id);",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1, "one migration per version");
 
@@ -366,12 +371,12 @@ std::vector<BugRow> Store::bugs() {
   std::vector<BugRow> rows;
   auto st = db_->prepare(
       "SELECT id, signature, status, title, kind, first_seen, last_seen, hits, example_program, "
-      "coalesce(reduced_ops, ''), coalesce(duplicate_of, 0), coalesce(layer, ''), coalesce(compiler_pass, '') "
-      "FROM bugs ORDER BY id");
+      "coalesce(reduced_ops, ''), coalesce(duplicate_of, 0), coalesce(layer, ''), coalesce(compiler_pass, ''), "
+      "coalesce(split_from, 0) FROM bugs ORDER BY id");
   while (st.step())
     rows.push_back({st.column_int(0), st.column_text(1), st.column_text(2), st.column_text(3), st.column_text(4),
                     st.column_text(5), st.column_text(6), st.column_text(8), st.column_int(7), st.column_text(9),
-                    st.column_int(10), st.column_text(11), st.column_text(12)});
+                    st.column_int(10), st.column_text(11), st.column_text(12), st.column_int(13)});
   return rows;
 }
 

@@ -13,7 +13,7 @@
 
 namespace dlfuzz {
 
-constexpr int kSchemaVersion = 8;
+constexpr int kSchemaVersion = 9;
 
 struct BugRow {
   int64_t id;
@@ -23,6 +23,7 @@ struct BugRow {
   int64_t duplicate_of = 0;  // an earlier bug this one is judged the same as (0: none)
   std::string layer;         // the compiler layer of its latest attributed finding ("" if none)
   std::string compiler_pass;  // what `triage bisect` named inside the layer ("" until bisected)
+  int64_t split_from = 0;     // the bug whose findings reduced to another op set (triage/bug_split.h)
 
   // The signature refined by the reduced op set, once there is one.
   std::string full_signature() const { return reduced_ops.empty() ? signature : signature + "|ops=" + reduced_ops; }

@@ -12,7 +12,9 @@
 #include "oracles/evaluate.h"
 #include "oracles/layer_ladder.h"
 #include "generator/emit.h"
+#include "runners/runner.h"
 #include "triage/compiler_bisect.h"
+#include "triage/nnc_bisect.h"
 #include "tests/runners/python_test_options.h"
 
 namespace dlfuzz {
@@ -112,10 +114,71 @@ TEST(LayerLadder, ALibTorchFindingIsAttributedAlongItsOwnLadder) {
   ASSERT_EQ(ev.findings.size(), 1u);
   const Finding& f = ev.findings[0];
   EXPECT_EQ(f.oracle, "numeric");
-  EXPECT_EQ(verdicts(f), (std::vector<std::string>{"ts=pass", "ts-nnc=fail"}));
+  EXPECT_EQ(verdicts(f),
+            (std::vector<std::string>{"ts-noopt=pass", "ts-simple=pass", "ts=pass", "ts-nnc=fail"}));
   EXPECT_EQ(f.layer, "TorchScript NNC fuser");
   EXPECT_EQ(f.first_op, "frac");
   EXPECT_EQ(f.bug_signature(), f.signature() + "|layer=TorchScript NNC fuser|first=frac");
+}
+
+// A planted pass: the div_to_mul plugin rewrites a floor division by a
+// constant into a multiplication. Every rung of ts's ladder passes, and ts
+// itself: the plugin's pass is named.
+TEST(LayerLadder, APluginsPassIsNamedAboveItsBaseRunnersLadder) {
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+      "input %x : f32[8] range(-4.0,4.0)\n%1 : f32[8] = mul %x, 3.0\n"
+      "%2 : f32[8] = div %1, 0.7, rounding_mode=\"floor\"\n%3 : f32[8] = sin %2\nreturn %3\n",
+      "floor_div");
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  Executor ex(native_options());
+  std::string runner = std::string("ts+plugin:") + DLFUZZ_PLUGIN_DIR + "/div_to_mul.so";
+  Evaluation ev = evaluate(ex, r.program, {runner}, /*recheck=*/true);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  const Finding& f = ev.findings[0];
+  EXPECT_EQ(f.layer, "plugin pass div_to_mul") << f.ablation.dump();
+  EXPECT_EQ(verdicts(f), (std::vector<std::string>{"ts-noopt=pass", "ts-simple=pass", "ts=pass", runner + "=fail"}));
+  EXPECT_EQ(f.first_op, "div");
+}
+
+// Frozen's and Static Runtime's ladders stop before each group of passes;
+// with nothing wrong, each rung agrees with eager (a rung that disagreed with
+// eager on a correct program would attribute every finding below its layer).
+TEST(LayerLadder, EveryLibTorchRungRunsAndAgreesOnACorrectProgram) {
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+      "input %x : f32[2,3,5,5] range(-2.0,2.0)\nparam %w : f32[4,3,3,3] range(-0.5,0.5)\n"
+      "%1 : f32[2,4,3,3] = conv2d %x, %w\n%2 : f32[2,4,3,3] = add %1, 1.0\n%3 : f32[2,4,3,3] = relu %2\n"
+      "return %3\n",
+      "conv_add_relu");
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  Executor ex(native_options());
+  std::vector<std::string> rungs = {"ts-noopt", "ts-simple", "frozen-plain", "frozen-fold"};
+  if (make_runner("static-noout")) rungs.insert(rungs.end(), {"static-noout", "static-noplan"});
+  Evaluation ev = evaluate(ex, r.program, rungs, /*recheck=*/false);
+  EXPECT_TRUE(ev.findings.empty()) << ev.findings[0].detail;
+  EXPECT_TRUE(ev.skipped.empty());
+  for (const auto& res : ev.results) EXPECT_TRUE(res.ok()) << res.runner << ": " << res.error;
+}
+
+// Inside NNC: the optimization limiter (PYTORCH_JIT_OPT_LIMIT) lets the fuser
+// take N decisions; the smallest N that shows the frac bug fuses frac.
+TEST(LayerLadder, NncBisectionNamesTheFusionDecisionThatTakesFrac) {
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+      "input %x : f32[8] range(-2.0,2.0)\n%1 : f32[8] = mul %x, 1.5\n%2 : f32[8] = sin %1\n"
+      "%3 : f32[8] = frac %2\nreturn %3\n",
+      "frac");
+  ASSERT_TRUE(r.ok());
+  Executor ex(native_options());
+  Evaluation ev = evaluate(ex, r.program, {"ts-nnc"}, false);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  NncBisection b = bisect_nnc(native_options(), r.program, "ts-nnc", ev.findings[0].signature());
+  ASSERT_TRUE(b.bisected) << b.error;
+  EXPECT_GE(b.decision, 1);
+  EXPECT_NE(b.fused_ops.find("aten::frac"), std::string::npos) << b.summary();
+  EXPECT_EQ(b.summary().rfind("tensorexpr_fuser #", 0), 0u) << b.summary();
+  EXPECT_EQ(std::getenv("PYTORCH_JIT_OPT_LIMIT"), nullptr) << "the limit is this process's no longer";
 }
 
 TEST(LayerLadder, ALibTorchRunnersLayerIsItsRows) {

@@ -142,6 +142,8 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
     s.add_finding(c, s.add_program("p\n", 1, 1), finding("ts", "boom"), "v");
     // Turn it back into a version-1 store, as an older dlfuzz wrote it.
     s.db().exec(
+        "ALTER TABLE bugs DROP COLUMN split_from; ALTER TABLE findings DROP COLUMN reduced_program;"
+        "ALTER TABLE findings DROP COLUMN reduced_ops;"
         "ALTER TABLE bugs DROP COLUMN compiler_pass;"
         "ALTER TABLE findings DROP COLUMN first_op; ALTER TABLE findings DROP COLUMN first_op_detail;"
         "ALTER TABLE throughput DROP COLUMN campaign_rss_kb; ALTER TABLE throughput DROP COLUMN workers_rss_kb;"
@@ -168,6 +170,7 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
   EXPECT_EQ(s.bugs()[0].compiler_pass, "") << "bugs.compiler_pass (v8) exists and is empty";
   s.record_compiler_pass(s.bugs()[0].id, "inductor / lowerings #1 (var_mean)");
   EXPECT_EQ(s.bugs()[0].compiler_pass, "inductor / lowerings #1 (var_mean)");
+  EXPECT_EQ(s.bugs()[0].split_from, 0) << "bugs.split_from (v9) exists and is empty";
 }
 
 TEST(Store, LayerAndAblationReachTheBugItsReportAndItsKey) {
