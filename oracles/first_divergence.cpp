@@ -8,6 +8,7 @@
 #include <set>
 
 #include "generator/op_spec.h"
+#include "oracles/layer_ladder.h"
 #include "oracles/numeric_oracle.h"
 #include "runners/runner_spec.h"
 
@@ -92,8 +93,9 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
     if (f.oracle != "numeric" || f.flaky) continue;
     auto spec = parse_runner(f.test_runner);
     // A planted fault runner corrupts an output after the fact, not an op:
-    // there is nothing to locate (its findings stay one bug per fault).
-    if (!spec || std::string(spec->row->family) == "fault") continue;
+    // there is nothing to locate (its findings stay one bug per fault). The
+    // planted Inductor lowering is an op's, and is located like a real one.
+    if (!spec || (std::string(spec->row->family) == "fault" && !ladder_applies(f.test_runner))) continue;
     if (!runs.count(f.test_runner))
       runs[f.test_runner] = ex.run(q, {spec->reference(q), spec->fp64_reference(q), f.test_runner});
     const auto& r = runs[f.test_runner];

@@ -21,7 +21,8 @@ const std::map<std::string, LadderOf>& ladder_runners() {
   static const std::map<std::string, LadderOf> m = {{"aot-eager", {1, false}},
                                                     {"inductor", {3, false}},
                                                     {"inductor-dynamic", {3, true}},
-                                                    {"aoti", {4, false}}};
+                                                    {"aoti", {4, false}},
+                                                    {"fault-inductor-lowering", {3, false}}};
   return m;
 }
 

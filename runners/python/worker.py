@@ -79,6 +79,7 @@ if hasattr(torch, "_inductor"):
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import batching  # noqa: E402
 import dlfuzz_runtime as rt  # noqa: E402
+import planted_faults  # noqa: E402
 import timing  # noqa: E402
 
 # The one description of a run result, shared with the C++ side.
@@ -226,7 +227,8 @@ RUNNERS = {
     "aot-eager-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager"),
     "aot-decomp-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager_decomp_partition"),
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
-    "fault-py-regression": lambda meta, fn: planted_regression(fn),
+    "fault-py-regression": lambda meta, fn: planted_faults.planted_regression(fn),
+    "fault-inductor-lowering": lambda meta, fn: planted_faults.planted_lowering(fn, torch_compile),
 }
 
 
@@ -258,23 +260,6 @@ def append_resized(result, meta, program_fn, fn):
         got = eager
     for key in ("outputs", "losses", "grads", "params"):
         result[key] += list(got[key])
-
-
-def planted_regression(fn):
-    """Eager, with the first element of the first float output changed, but only
-    on PyTorch 2 and later: the same runner is right on 1.13 and wrong on 2.x,
-    a regression the version oracle must catch (and nothing else)."""
-    if int(torch.__version__.split(".")[0]) < 2:
-        return fn
-
-    def wrong(*args):
-        outs = list(fn(*args))
-        for i, o in enumerate(outs):
-            if o.is_floating_point() and o.numel() > 0:
-                outs[i] = o + torch.nn.functional.pad(torch.ones(1, dtype=o.dtype), (0, o.numel() - 1)).view(o.shape)
-                break
-        return tuple(outs)
-    return wrong
 
 
 def stage_of(exc, tb_text):

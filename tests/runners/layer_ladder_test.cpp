@@ -88,6 +88,27 @@ TEST(LayerLadder, LerpOfChannelsLastWithZeroDimEndFailsAtTheDecompositions) {
   EXPECT_EQ(f.ablation[2]["runner"], "aot-decomp");
 }
 
+// A planted fault in Inductor's lowering path (fault-inductor-lowering: sin
+// lowered as sin(x) + 0.01): Dynamo, AOTAutograd and the decompositions are
+// right, so the ladder puts it on Inductor, and it starts at the sin.
+TEST(LayerLadder, APlantedLoweringFaultIsInductorsAndStartsAtItsOp) {
+  if (!test::venv_imports("torch._inductor.lowering")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %x : f32[4,8] range(-2.0,2.0)\n%1 : f32[4,8] = mul %x, 3.0\n%2 : f32[4,8] = sin %1\n"
+      "%3 : f32[4,8] = tanh %2\nreturn %3\n",
+      "sin");
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  Executor ex(test::python_options());
+  Evaluation ev = evaluate(ex, r.program, {"fault-inductor-lowering"}, /*recheck=*/true);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  const Finding& f = ev.findings[0];
+  EXPECT_EQ(f.oracle, "numeric");
+  EXPECT_EQ(f.layer, "Inductor") << f.ablation.dump();
+  EXPECT_EQ(verdicts(f), (std::vector<std::string>{"eager=pass", "aot_eager=pass", "decomp=pass", "inductor=fail"}));
+  EXPECT_EQ(f.first_op, "sin") << f.first_op_detail;
+}
+
 TEST(LayerLadder, NoRecheckNoLadder) {
   if (!test::venv_imports("torch._dynamo")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
   Program p = load(std::string(DLFUZZ_SOURCE_DIR) + "/tests/runners/lerp_channels_last.dlf");
