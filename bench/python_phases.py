@@ -15,6 +15,9 @@ Configurations (--configs, comma-separated):
   alone     each program compiled alone, as before batching
   threads1  alone, TORCHINDUCTOR_COMPILE_THREADS=1 (no compile subprocess pool)
   batchK    K programs per compiled function (worker.run_batch), e.g. batch8
+  ...-own   suffix: each kernel built by its own g++ run, as Inductor does
+            (DLFUZZ_ONE_KERNEL_MODULE=0; without it a graph's kernels are one
+            module: runners/python/one_kernel_module.py), e.g. batch8-own
 """
 import argparse
 import json
@@ -99,7 +102,8 @@ def child(config, files, runner):
     sums["cxx_runs"] = 0  # the programs' own, not the warm-up's
     count_cxx_runs(sums)
     programs = [json.load(open(f)) for f in files]
-    batch = int(config[5:]) if config.startswith("batch") else 1
+    name = config.removesuffix("-own")
+    batch = int(name[5:]) if name.startswith("batch") else 1
     ok = 0
     for i in range(0, len(programs), batch):
         chunk = programs[i:i + batch]
@@ -158,8 +162,10 @@ def main():
     columns = {}
     for config in args.configs.split(","):
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp(prefix="dlfuzz_inductor_"))
-        if config == "threads1":
+        if config.startswith("threads1"):
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+        if config.endswith("-own"):
+            env["DLFUZZ_ONE_KERNEL_MODULE"] = "0"
         out = subprocess.run([sys.executable, os.path.abspath(__file__), "--runner", args.runner, "--child", config]
                              + files, env=env, capture_output=True, text=True)
         line = [x for x in out.stdout.splitlines() if x.startswith("PHASES ")]

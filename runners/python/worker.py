@@ -79,6 +79,7 @@ if hasattr(torch, "_inductor"):
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import batching  # noqa: E402
 import dlfuzz_runtime as rt  # noqa: E402
+import one_kernel_module  # noqa: E402
 import planted_faults  # noqa: E402
 import timing  # noqa: E402
 
@@ -553,6 +554,11 @@ class RankPool:
 def configure_torch():
     """The same settings in the worker and in its rank processes."""
     torch.set_num_threads(1)
+    # Each graph's C++ kernels built as one shared library (one_kernel_module.py:
+    # the same kernel code, a g++ run per graph instead of per kernel).
+    # DLFUZZ_ONE_KERNEL_MODULE=0 builds each alone, as Inductor does.
+    if hasattr(torch, "_inductor") and os.environ.get("DLFUZZ_ONE_KERNEL_MODULE", "1") != "0":
+        one_kernel_module.install()
     # IEEE float32 on the GPU as on the CPU (the C++ runners do the same).
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
