@@ -7,8 +7,10 @@
 //   bench_perf planted RUNNER N RUNNER (fault-slow-20, fault-slow-50, ...)
 //                               through both stages as a campaign runs it:
 //                               on how many programs is the slowdown caught?
-//   [--threshold T] [--seed S] [--timed-calls K] [--infer] [--verbose]
+//   [--threshold T] [--seed S] [--timed-calls K] [--stage1-pairs P] [--infer] [--verbose]
 //                               (--timed-calls: stage 1's calls per runner;
+//                               --stage1-pairs: its second look's paired
+//                               calls in the live worker, 0 for none;
 //                               --infer: inference programs only; --verbose:
 //                               the call times of misses)
 #include <fmt/format.h>
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--threshold") && i + 1 < argc) o.threshold = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--timed-calls") && i + 1 < argc) o.timed_calls = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--stage1-pairs") && i + 1 < argc) o.stage1_pairs = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--infer")) infer_only = true;
     else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
   }
@@ -77,7 +80,7 @@ int main(int argc, char** argv) {
         continue;
       }
       ++programs;
-      auto cs = perf_candidates(p, ev.results, o);
+      auto cs = perf_candidates(p, ev.results, o, o.stage1_pairs > 0 ? &ex : nullptr);
       candidates += !cs.empty();
       if (cs.empty() && verbose) {  // a miss at stage 1: the two sides' call times
         for (const auto& r : ev.results)

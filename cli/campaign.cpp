@@ -116,7 +116,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
         std::lock_guard<std::mutex> lock(sh.mu);
         return sh.perf_confirmed[confirmation_key(c)] < opt.perf_options.max_confirmations;
       };
-      for (auto& f : performance_findings(eo, p, ev.results, opt.perf_options, wanted)) {
+      for (auto& f : performance_findings(eo, p, ev.results, opt.perf_options, wanted, &ex)) {
         std::lock_guard<std::mutex> lock(sh.mu);
         ++sh.perf_confirmed[confirmation_key(f)];
         ev.findings.push_back(f);

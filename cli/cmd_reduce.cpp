@@ -189,7 +189,7 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
         if (cand.body.yields.empty()) return false;
         if (is_performance_signature(t->signature)) {
           Evaluation ev = evaluate(perf_ex, cand, t->runners, false);
-          for (const auto& f : performance_findings(perf_eo, cand, ev.results, perf))
+          for (const auto& f : performance_findings(perf_eo, cand, ev.results, perf, nullptr, &perf_ex))
             if (same_performance_bug(f.signature(), t->signature)) return true;
           return false;
         }

@@ -1,4 +1,4 @@
-// dlfuzz run FILE [--runners a,b] [--envs OLD,NEW] [--world N] [--json [--values]] [--in-process]
+// dlfuzz run FILE [--runners a,b] [--envs OLD,NEW] [--world N] [--json [--values]] [--bisect] [--in-process]
 // Replays one program: the runners under test and their references, each in a
 // crash-isolated worker, judged by the oracles. Exit 1 when there are findings.
 #include <fmt/format.h>
@@ -15,6 +15,7 @@
 #include "runners/distributed/dist_runner.h"
 #include "runners/executor.h"
 #include "runners/runner.h"
+#include "triage/pass_bisect.h"
 
 namespace dlfuzz::cli {
 
@@ -53,6 +54,8 @@ void add_run(CLI::App& app, std::function<int()>* action) {
     std::string envs;
     bool perf = false;
     double perf_threshold = 0.10;
+    bool bisect = false;
+    double fail_above = 1e-3;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, ".dlf program")->required();
@@ -66,6 +69,11 @@ void add_run(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--world", o->world, "run over this many ranks instead of the program's world size")
       ->check(CLI::Range(1, 8));
   add_rank_options(cmd, o->backend, o->ranks);
+  cmd->add_flag("--bisect", o->bisect,
+                "name the pass inside each finding's layer (triage/pass_bisect.h: NNC's fusion decision for ts-nnc, "
+                "PyTorch's compiler_bisector for torch.compile runners; minutes each)");
+  cmd->add_option("--fail-above", o->fail_above, "with --bisect: the repro's max abs diff that still shows a bug")
+      ->capture_default_str();
   cmd->add_option("--envs", o->envs,
                   "run each runner on these environments, oldest first (e.g. system,venv or build,build-pip; "
                   "`dlfuzz envs`), and compare them with the version oracle");
@@ -117,14 +125,25 @@ void add_run(CLI::App& app, std::function<int()>* action) {
       Evaluation ev = envs.empty() ? evaluate(ex, *p, names, /*recheck=*/true)
                                    : evaluate_versions(ex, *p, names, envs, /*recheck=*/true);
       if (o->perf)
-        for (auto& f : performance_findings(eo, *p, ev.results, perf)) ev.findings.push_back(f);
+        for (auto& f : performance_findings(eo, *p, ev.results, perf, nullptr, &ex)) ev.findings.push_back(f);
+      // The pass inside each finding's layer, or why none is named.
+      std::vector<std::string> passes(ev.findings.size());
+      if (o->bisect)
+        for (size_t i = 0; i < ev.findings.size(); ++i) {
+          const Finding& f = ev.findings[i];
+          std::string why = why_not_bisectable(f.test_runner, f.oracle);
+          PassBisection b;
+          if (why.empty()) b = bisect_pass(eo, *p, f.test_runner, f.signature(), o->fail_above);
+          passes[i] = !b.pass.empty() ? b.pass : "not bisected: " + (why.empty() ? b.error : why);
+        }
       if (o->json) {
         nlohmann::json j = {{"results", nlohmann::json::array()},
                             {"findings", nlohmann::json::array()},
                             {"skipped", ev.skipped},
                             {"versions", ev.versions}};
         for (const auto& r : ev.results) j["results"].push_back(to_json(r, o->values));
-        for (const auto& f : ev.findings)
+        for (size_t i = 0; i < ev.findings.size(); ++i) {
+          const Finding& f = ev.findings[i];
           j["findings"].push_back({{"oracle", f.oracle},
                                    {"ref", f.ref_runner},
                                    {"test", f.test_runner},
@@ -137,16 +156,20 @@ void add_run(CLI::App& app, std::function<int()>* action) {
                                    {"ablation", f.ablation},
                                    {"first_op", f.first_op},
                                    {"first_op_detail", f.first_op_detail},
+                                   {"pass", passes[i]},
                                    {"flaky", f.flaky}});
+        }
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       } else {
         for (const auto& r : ev.results) print_result(r);
         for (const auto& s : ev.skipped) std::cout << s << ": skipped (does not apply to this program)\n";
-        for (const auto& f : ev.findings) {
+        for (size_t i = 0; i < ev.findings.size(); ++i) {
+          const Finding& f = ev.findings[i];
           std::cout << fmt::format("FINDING [{}] {} vs {}{}: {}{}\n", f.oracle, f.test_runner, f.ref_runner,
                                    f.flaky ? " (flaky)" : "", f.detail,
                                    f.layer.empty() ? "" : " [layer: " + f.layer + "]");
           if (!f.first_op_detail.empty()) std::cout << "  first diverging op: " << f.first_op_detail << "\n";
+          if (!passes[i].empty()) std::cout << "  pass: " << passes[i] << "\n";
         }
         if (ev.findings.empty()) std::cout << "no findings\n";
       }

@@ -11,10 +11,9 @@
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
 #include "generator/emit.h"
-#include "triage/compiler_bisect.h"
 #include "triage/html_report.h"
 #include "triage/merge.h"
-#include "triage/nnc_bisect.h"
+#include "triage/pass_bisect.h"
 #include "triage/perf_report.h"
 #include "triage/report.h"
 
@@ -52,7 +51,10 @@ int list(Store& s, const Opts& o) {
       continue;
     }
     std::string dup = b.duplicate_of ? fmt::format(" [duplicate of {}]", b.duplicate_of) : "";
-    std::cout << fmt::format("{:>5} {:<9} {:>6}  {:<20} {}{}\n", b.id, b.status, b.hits, b.last_seen, b.title, dup);
+    if (b.split_from) dup += fmt::format(" [split from {}]", b.split_from);
+    std::string layer = b.layer.empty() ? "" : " {" + b.layer + (b.compiler_pass.empty() ? "" : ": " + b.compiler_pass) + "}";
+    std::cout << fmt::format("{:>5} {:<9} {:>6}  {:<20} {}{}{}\n", b.id, b.status, b.hits, b.last_seen, b.title, layer,
+                             dup);
   }
   if (hidden) std::cout << fmt::format("({} duplicates of listed bugs not shown; --all shows them)\n", hidden);
   return kExitOk;
@@ -72,7 +74,10 @@ int show(Store& s, const Opts& o) {
       "bug {}: {}\nstatus {}, {} hits ({} findings), first {}, last {}{}\nsignature {}\n{} vs {} at {}: {}\n"
       "versions: {}\n{}{}\n{} program:\n{}",
       d->bug.id, d->bug.title, d->bug.status, d->bug.hits, d->findings, d->bug.first_seen, d->bug.last_seen,
-      d->bug.duplicate_of ? fmt::format(", duplicate of bug {}", d->bug.duplicate_of) : "", d->bug.full_signature(),
+      d->bug.duplicate_of ? fmt::format(", duplicate of bug {}", d->bug.duplicate_of)
+      : d->bug.split_from ? fmt::format(", split from bug {}", d->bug.split_from)
+                          : "",
+      d->bug.full_signature(),
       d->test_runner, d->ref_runner, d->stage, d->detail, d->versions,
       d->bug.layer.empty() ? "" : "layer: " + d->bug.layer + "\n" +
                                       (d->bug.compiler_pass.empty() ? "" : "pass: " + d->bug.compiler_pass + "\n"),
@@ -176,65 +181,14 @@ int retest(Store& s, const Opts& o) {
                            skipped ? fmt::format(", {} could not be retested", skipped) : "");
   return still ? kExitFinding : kExitOk;
 }
-// A ts-nnc bug: the fusion decision it starts at (triage/nnc_bisect.h).
-int bisect_nnc_bug(Store& s, const Opts& o, const BugDetail& d, const Program& p) {
-  ExecutorOptions eo = default_executor_options();
-  eo.timeout_ms = o.timeout * 1000;
-  std::cout << fmt::format("bug {}: bisecting NNC's fusion decisions (PYTORCH_JIT_OPT_LIMIT, a fresh worker a step)\n",
-                           o.id);
-  NncBisection b = bisect_nnc(eo, p, d.test_runner, base_signature(d.bug.signature));
-  if (!b.bisected) {
-    std::cout << fmt::format("bug {}: not bisected: {} ({} steps)\n", o.id, b.error, b.steps);
-    return kExitFinding;
-  }
-  s.record_compiler_pass(o.id, b.summary());
-  std::cout << fmt::format("bug {}: pass: {} ({} steps)\n", o.id, b.summary(), b.steps);
-  return kExitOk;
-}
-
-// A torch.compile bug: PyTorch's compiler_bisector on its repro
-// (triage/compiler_bisect.h).
-int bisect_torch_compile(Store& s, const Opts& o, const RunnerSpec& spec, const Program& p) {
-  const std::string python = default_executor_options().python;
-  if (python.empty()) {
-    std::cerr << "dlfuzz triage bisect: no Python with PyTorch 2.x (.venv, or DLFUZZ_PYTHON)\n";
-    return kExitUsage;
-  }
-  std::vector<std::string> args = {"--backend"};
-  for (const auto& word : CLI::detail::split(spec.row->repro_backend, ' ')) args.push_back(word);
-  char dir[] = "/tmp/dlfuzz-bisect-XXXXXX";
-  if (!mkdtemp(dir)) {
-    std::cerr << "dlfuzz triage bisect: cannot make a directory under /tmp\n";
-    return kExitCannotWrite;
-  }
-  std::cout << fmt::format("bug {}: bisecting in {} (each step compiles the repro again: minutes)\n", o.id, dir);
-  BisectRun run = run_compiler_bisector(python, emit_python(p), args, o.fail_above, dir);
-  if (!run.result) {
-    std::cout << fmt::format("bug {}: not bisected: {}\n", o.id, run.error);
-    return kExitFinding;
-  }
-  s.record_compiler_pass(o.id, run.result->summary());
-  std::cout << fmt::format("bug {}: pass: {}\n", o.id, run.result->summary());
-  return kExitOk;
-}
-
-// Names the pass inside a bug's layer and records it: PyTorch's
-// compiler_bisector for a torch.compile bug, the JIT's optimization limiter
-// for a ts-nnc bug.
+// Names the pass inside a bug's layer and records it (triage/pass_bisect.h):
+// PyTorch's compiler_bisector for a torch.compile bug, the JIT's optimization
+// limiter for a ts-nnc bug.
 int bisect(Store& s, const Opts& o) {
   auto d = find_bug(s, o);
   if (!d) return kExitUsage;
-  auto spec = parse_runner(d->test_runner);
-  const std::string family = spec ? spec->family() : "";
-  const bool nnc = spec && std::string(spec->row->name) == "ts-nnc" && spec->plugin.empty();
-  if (family != "inductor" && family != "aot" && family != "dynamo" && !nnc) {
-    std::cerr << fmt::format("dlfuzz triage bisect: bug {} is neither a torch.compile nor a ts-nnc bug (runner {})\n",
-                             o.id, d->test_runner);
-    return kExitUsage;
-  }
-  if (d->oracle != "numeric" && d->oracle != "status") {
-    std::cerr << fmt::format("dlfuzz triage bisect: bug {} is a '{}' finding; the repro checks values and errors only\n",
-                             o.id, d->oracle);
+  if (std::string why = why_not_bisectable(d->test_runner, d->oracle); !why.empty()) {
+    std::cerr << fmt::format("dlfuzz triage bisect: bug {}: {}\n", o.id, why);
     return kExitUsage;
   }
   ParseResult pr = parse_program(d->program, fmt::format("bug:{}", o.id), ParseMode::repair);
@@ -242,7 +196,19 @@ int bisect(Store& s, const Opts& o) {
     std::cerr << "dlfuzz triage bisect: the bug's program no longer loads: " << pr.error->str() << "\n";
     return kExitUsage;
   }
-  return nnc ? bisect_nnc_bug(s, o, *d, pr.program) : bisect_torch_compile(s, o, *spec, pr.program);
+  ExecutorOptions eo = default_executor_options();
+  eo.timeout_ms = o.timeout * 1000;
+  std::cout << fmt::format("bug {}: bisecting (each step runs or compiles the program again: seconds for NNC, "
+                           "minutes for torch.compile)\n",
+                           o.id);
+  PassBisection b = bisect_pass(eo, pr.program, d->test_runner, base_signature(d->bug.signature), o.fail_above);
+  if (b.pass.empty()) {
+    std::cout << fmt::format("bug {}: not bisected: {}\n", o.id, b.error);
+    return kExitFinding;
+  }
+  s.record_compiler_pass(o.id, b.pass);
+  std::cout << fmt::format("bug {}: pass: {}\n", o.id, b.pass);
+  return kExitOk;
 }
 }  // namespace
 

@@ -128,7 +128,7 @@ std::string perf_kind(const RunResult& test) {
 }
 
 std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<RunResult>& results,
-                                           const PerfOptions& o) {
+                                           const PerfOptions& o, Executor* live) {
   std::map<std::string, const RunResult*> by_name;
   for (const auto& r : results) by_name.emplace(r.runner, &r);
   std::vector<PerfCandidate> out;
@@ -149,7 +149,16 @@ std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<R
     // Too slow by the rough ratio, or a signal that says "not optimized" and
     // at least not faster: worth the paired timing. The rough ratio is cut
     // at half the threshold: stage 2 decides.
-    if (c.ratio > 1 + o.threshold / 2 || (c.kind != "slower" && c.ratio > 1)) out.push_back(c);
+    if (c.ratio > 1 + o.threshold / 2 || (c.kind != "slower" && c.ratio > 1)) {
+      out.push_back(c);
+      continue;
+    }
+    if (!live || o.stage1_pairs <= 0 || spec->worker() != WorkerKind::native) continue;
+    auto rs = live->run_paired(p, {ref_name, test.runner}, o.stage1_pairs);
+    if (rs.size() != 2 || !rs[0].ok() || !rs[1].ok()) continue;
+    RatioEstimate e = ratio_of_medians(rs[0].call_ms, rs[1].call_ms);
+    c.ratio = e.ratio;
+    if (e.pairs >= 2 && c.ratio > 1 + o.threshold / 2) out.push_back(c);
   }
   return out;
 }
@@ -220,9 +229,10 @@ bool same_performance_bug(const std::string& a, const std::string& b) {
 
 std::vector<Finding> performance_findings(const ExecutorOptions& ex, const Program& p,
                                           const std::vector<RunResult>& results, const PerfOptions& o,
-                                          const std::function<bool(const PerfCandidate&)>& wanted) {
+                                          const std::function<bool(const PerfCandidate&)>& wanted,
+                                          Executor* live) {
   std::vector<Finding> out;
-  for (const auto& c : perf_candidates(p, results, o))
+  for (const auto& c : perf_candidates(p, results, o, live))
     if (!wanted || wanted(c))
       if (auto f = confirm_performance(ex, p, c, o)) out.push_back(*f);
   return out;

@@ -29,6 +29,7 @@ namespace dlfuzz {
 struct PerfOptions {
   double threshold = 0.10;    // a slowdown counts above 1 + threshold (--perf-threshold)
   int timed_calls = 5;        // stage 1: steady-state calls per runner in the campaign's run
+  int stage1_pairs = 10;      // stage 1's second look: paired calls in the live worker (0: none)
   int pairs = 30;             // stage 2: paired calls per batch
   int max_pairs = 120;        // and at most this many while undecided
   std::string profile_dir;    // Chrome traces of confirmed findings go here ("" = a temporary directory)
@@ -45,8 +46,14 @@ struct PerfCandidate {
 };
 
 // Stage 1 over one evaluation's results (references and tests by name).
+// With `live` (the executor that ran them), a timed native runner the
+// unpaired calls did not make a candidate gets a second look: stage1_pairs
+// calls interleaved with its reference's in that worker (milliseconds for
+// LibTorch runners), whose ratio of medians decides. The unpaired calls ran
+// one runner after the other, so load and clock changes between them could
+// hide a slowdown; paired calls share them.
 std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<RunResult>& results,
-                                           const PerfOptions& o);
+                                           const PerfOptions& o, Executor* live = nullptr);
 
 // What a signal says about a compiled run: "recompiles" (on most timed
 // calls), "graph-break", "unfused", or "slower" when no signal says more.
@@ -62,7 +69,8 @@ std::optional<Finding> confirm_performance(const ExecutorOptions& ex, const Prog
 // a kind of slowness it has confirmed often enough).
 std::vector<Finding> performance_findings(const ExecutorOptions& ex, const Program& p,
                                           const std::vector<RunResult>& results, const PerfOptions& o,
-                                          const std::function<bool(const PerfCandidate&)>& wanted = nullptr);
+                                          const std::function<bool(const PerfCandidate&)>& wanted = nullptr,
+                                          Executor* live = nullptr);
 
 // What a campaign counts confirmations under (PerfOptions::max_confirmations):
 // runner pair and the candidate's kind, which a confirmed finding keeps even

@@ -100,15 +100,18 @@ std::string html_report(Store& store) {
       if ((b.kind == "performance") != perf) continue;
       std::string status = b.duplicate_of ? fmt::format("{} (dup of {})", b.status, b.duplicate_of) : b.status;
       std::string last = perf ? performance_summary(store.bug_evidence(b.id)) : affects_line(store.env_checks(b.id));
+      if (b.split_from) status += fmt::format(" (split from {})", b.split_from);
+      std::string where = b.compiler_pass.empty() ? b.layer : b.layer + " / " + b.compiler_pass;
       rows += fmt::format(
-          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.id,
-          html_text(status), b.hits, html_text(b.first_seen), html_text(b.last_seen), html_text(b.title),
-          html_text(b.reduced_ops), html_text(last));
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+          "</tr>\n",
+          b.id, html_text(status), b.hits, html_text(b.first_seen), html_text(b.last_seen), html_text(b.title),
+          html_text(where), html_text(b.reduced_ops), html_text(last));
     }
     if (perf && rows.empty()) continue;
     s += fmt::format(
         "<h2>{} bugs</h2><table><tr><th>id</th><th>status</th><th>hits</th><th>first seen</th><th>last seen</th>"
-        "<th>title</th><th>reduced ops</th><th>{}</th></tr>\n{}</table>\n",
+        "<th>title</th><th>layer / pass</th><th>reduced ops</th><th>{}</th></tr>\n{}</table>\n",
         perf ? "Performance" : "Correctness", perf ? "slowdown" : "versions", rows);
   }
   return s + "</body></html>\n";

@@ -54,8 +54,10 @@ std::string ablation_markdown(const nlohmann::json& ablation) {
     row += fmt::format(" {} |", text(r, "verdict"));
   }
   return "## Ablation\n\nThe program through the paths below the one under test, one layer more each "
-         "(torch.compile: Dynamo alone, +AOTAutograd, +decompositions, +Inductor; TorchScript: the profiling "
-         "executor, +NNC or +freezing, +Static Runtime); the first that fails names the layer.\n\n" +
+         "(torch.compile: Dynamo alone, +AOTAutograd, +decompositions, +Inductor; TorchScript: no optimization, "
+         "+graph passes, +the profiling executor, +NNC, freezing and its folding, optimize_for_inference, or "
+         "Static Runtime's interpreter, out variants and memory planner); the first that fails names the "
+         "layer.\n\n" +
          head + "\n" + rule + "\n" + row + "\n\n";
 }
 
@@ -78,7 +80,9 @@ std::string markdown_report(const BugDetail& d, const std::string& db_path) {
   if (!d.affects.empty()) s += fmt::format("- {}\n", md_text(d.affects));
   if (!d.bug.layer.empty()) s += fmt::format("- layer: {}\n", md_text(d.bug.layer));
   if (!d.bug.compiler_pass.empty())
-    s += fmt::format("- pass (torch._inductor.compiler_bisector): {}\n", md_text(d.bug.compiler_pass));
+    s += fmt::format("- pass (`dlfuzz triage bisect`): {}\n", md_text(d.bug.compiler_pass));
+  if (d.bug.split_from)
+    s += fmt::format("- split from bug {}: its findings reduce to ops that bug's do not share\n", d.bug.split_from);
   s += "\n";
   s += "## Expected vs actual\n\n";
   if (d.bug.kind == "performance")
@@ -119,7 +123,8 @@ nlohmann::json export_json(Store& store) {
                         {"reduced_ops", b.reduced_ops},
                         {"duplicate_of", b.duplicate_of},
                         {"layer", b.layer},
-                        {"compiler_pass", b.compiler_pass}};
+                        {"compiler_pass", b.compiler_pass},
+                        {"split_from", b.split_from}};
     out["bugs"].push_back(j);
   }
   out["programs"] = store.count("programs");

@@ -25,8 +25,12 @@ struct BugRow {
   std::string compiler_pass;  // what `triage bisect` named inside the layer ("" until bisected)
   int64_t split_from = 0;     // the bug whose findings reduced to another op set (triage/bug_split.h)
 
-  // The signature refined by the reduced op set, once there is one.
-  std::string full_signature() const { return reduced_ops.empty() ? signature : signature + "|ops=" + reduced_ops; }
+  // The signature refined by the reduced op set, once there is one (a split
+  // bug's signature has it already).
+  std::string full_signature() const {
+    if (reduced_ops.empty() || signature.find("|ops=") != std::string::npos) return signature;
+    return signature + "|ops=" + reduced_ops;
+  }
 };
 
 // One `triage retest --env` verdict: whether the bug shows on that environment.

@@ -93,5 +93,28 @@ TEST(FirstDivergence, APlantedFaultIsLocatedAtItsOp) {
       << f.dump(2);
 }
 
+// `run --bisect --json`: each finding's layer, first diverging op and the
+// pass inside the layer (for ts-nnc, NNC's fusion decision).
+TEST(FirstDivergence, RunBisectNamesThePassOfEachFinding) {
+  fs::path dir = fs::temp_directory_path() / "dlfuzz_first_divergence";
+  fs::create_directories(dir);
+  std::string prog = (dir / "frac.dlf").string();
+  std::ofstream(prog) << "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+                         "input %x : f32[8] range(-2.0,2.0)\n"
+                         "%1 : f32[8] = mul %x, 1.5\n"
+                         "%2 : f32[8] = sin %1\n"
+                         "%3 : f32[8] = frac %2\n"
+                         "return %3\n";
+  test::Outcome r = test::shell(std::string(DLFUZZ_BINARY) + " run " + prog + " --runners ts-nnc --bisect --json");
+  ASSERT_EQ(r.code, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  ASSERT_EQ(j["findings"].size(), 1u) << r.out;
+  const auto& f = j["findings"][0];
+  EXPECT_EQ(f["layer"], "TorchScript NNC fuser");
+  EXPECT_EQ(f["first_op"], "frac");
+  EXPECT_EQ(f["pass"].get<std::string>().rfind("tensorexpr_fuser #", 0), 0u) << f.dump(2);
+  EXPECT_NE(f["pass"].get<std::string>().find("aten::frac"), std::string::npos) << f.dump(2);
+}
+
 }  // namespace
 }  // namespace dlfuzz

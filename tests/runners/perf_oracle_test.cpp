@@ -148,6 +148,30 @@ TEST(PerfOracle, ReferencesAndUntimedRunnersAreNeverCandidates) {
   EXPECT_EQ(cs[0].kind, "unfused");
 }
 
+// Stage 1's second look: unpaired calls that made a planted 50% slowdown look
+// no slower (made up here: as if load had fallen on eager's calls) are timed
+// again, paired, in the live worker, and the slowdown is a candidate.
+// Without a live worker, or with no pairs asked for, nothing is timed again.
+TEST(PerfOracle, ASecondPairedLookFindsWhatUnpairedCallsHid) {
+  auto result = [](const std::string& runner, double ms) {
+    RunResult r;
+    r.runner = runner;
+    r.call_ms = {ms, ms, ms, ms, ms};
+    return r;
+  };
+  Program p = program();
+  std::vector<RunResult> rs = {result("eager", 1.0), result("fault-slow-50", 1.0)};
+  EXPECT_TRUE(perf_candidates(p, rs, PerfOptions{}).empty());
+  Executor live(options());
+  auto cs = perf_candidates(p, rs, PerfOptions{}, &live);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].test, "fault-slow-50");
+  EXPECT_GT(cs[0].ratio, 1.2) << "the paired ratio replaces the unpaired one";
+  PerfOptions none;
+  none.stage1_pairs = 0;
+  EXPECT_TRUE(perf_candidates(p, rs, none, &live).empty());
+}
+
 TEST(PerfOracle, RecompilesMeansMostTimedCalls) {
   // bug 39 of a campaign: a float from .item() that is 0.0 or 1.67 after
   // dropout recompiled once in 5 timed calls; its slowness was the graph

@@ -7,6 +7,7 @@
 
 #include "triage/bug_split.h"
 #include "triage/merge.h"
+#include "triage/report.h"
 #include "triage/store.h"
 
 namespace dlfuzz {
@@ -103,6 +104,12 @@ TEST(BugSplit, FindingsOfAnotherOpSetMoveToABugOfTheirOwn) {
   EXPECT_EQ(to.example_program, s.add_program("dlfuzz 1 seed=2\n", 2, 10));
 
   EXPECT_TRUE(split_by_reduced_ops(s, f.bug).empty()) << "nothing left to split";
+  EXPECT_EQ(to.full_signature(), to.signature) << "the op set is in its signature once";
+  auto d = load_bug(s, split);
+  ASSERT_TRUE(d);
+  std::string md = markdown_report(*d, "split.db");
+  EXPECT_NE(md.find("split from bug " + std::to_string(f.bug)), std::string::npos) << md;
+  EXPECT_NE(md.find("- layer: Static Runtime out variants"), std::string::npos) << md;
 }
 
 TEST(BugSplit, OpSetsThatShareAnOpAreOneBug) {
