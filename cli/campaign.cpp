@@ -151,9 +151,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   }
 }
 // Each new bug reduced into DB.reduced/: its example, then up to
-// reduce_findings - 1 more of its findings (other programs), each alone. A bug
-// whose findings reduce to other op sets than its example's is split
-// (triage/bug_split.h).
+// reduce_findings - 1 more of its findings (reduce_more_findings).
 void reduce_new_bugs(const CampaignOptions& opt, const std::set<int64_t>& bugs) {
   std::string dir = opt.db + ".reduced";
   std::filesystem::create_directories(dir);
@@ -162,20 +160,8 @@ void reduce_new_bugs(const CampaignOptions& opt, const std::set<int64_t>& bugs) 
     std::string out = fmt::format("{}/bug{}.dlf", dir, id);
     bool ok = reduce_bug(opt.db, id, opt.reduce_seconds, out);
     std::cout << fmt::format("  reduce bug {}: {}\n", id, ok ? out : "did not reproduce (flaky?)") << std::flush;
-    if (!ok || opt.reduce_findings < 2) continue;
-    try {
-      Store store(opt.db);
-      for (int64_t f : findings_to_reduce(store, id, opt.reduce_findings - 1)) {
-        if (g_stop) break;
-        std::string fout = fmt::format("{}/finding{}.dlf", dir, f);
-        bool fok = reduce_stored(opt.db, fmt::format("finding:{}", f), opt.reduce_seconds, fout);
-        std::cout << fmt::format("    its finding {}: {}\n", f, fok ? fout : "did not reproduce") << std::flush;
-      }
-      for (int64_t split : split_by_reduced_ops(store, id))
-        std::cout << fmt::format("    bug {} split off: findings of bug {} that reduce to other ops\n", split, id);
-    } catch (const StoreError& e) {
-      std::cout << fmt::format("    bug {}: its findings not reduced: {}\n", id, e.what());
-    }
+    if (ok && opt.reduce_findings > 1)
+      reduce_more_findings(opt.db, id, opt.reduce_seconds, opt.reduce_findings - 1, dir, [] { return !g_stop; });
   }
 }
 }  // namespace
@@ -188,6 +174,23 @@ bool reduce_stored(const std::string& db, const std::string& target, double seco
 
 bool reduce_bug(const std::string& db, int64_t id, double seconds, const std::string& out) {
   return reduce_stored(db, fmt::format("bug:{}", id), seconds, out);
+}
+
+void reduce_more_findings(const std::string& db, int64_t bug, double seconds, int more, const std::string& dir,
+                          const std::function<bool()>& go_on) {
+  try {
+    Store store(db);
+    for (int64_t f : findings_to_reduce(store, bug, more)) {
+      if (!go_on()) break;
+      std::string out = fmt::format("{}/finding{}.dlf", dir, f);
+      bool ok = reduce_stored(db, fmt::format("finding:{}", f), seconds, out);
+      std::cout << fmt::format("    its finding {}: {}\n", f, ok ? out : "did not reproduce") << std::flush;
+    }
+    for (int64_t split : split_by_reduced_ops(store, bug))
+      std::cout << fmt::format("    bug {} split off: findings of bug {} that reduce to unrelated ops\n", split, bug);
+  } catch (const StoreError& e) {
+    std::cout << fmt::format("    bug {}: its findings not reduced: {}\n", bug, e.what());
+  }
 }
 
 int run_campaign(const CampaignOptions& opt) {

@@ -2,6 +2,7 @@
 // store, a live progress line, a clean stop on Ctrl-C, and a summary.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -63,5 +64,11 @@ int run_campaign(const CampaignOptions& opt);
 bool reduce_bug(const std::string& db, int64_t id, double seconds, const std::string& out);
 // The same for any stored target `dlfuzz reduce` takes: "bug:ID", "finding:ID".
 bool reduce_stored(const std::string& db, const std::string& target, double seconds, const std::string& out);
+
+// After the bug's example is reduced: up to `more` of its other findings
+// (other programs) reduced alone into `dir` while go_on() says so, then the
+// bug split where they reduce to unrelated op sets (triage/bug_split.h).
+void reduce_more_findings(const std::string& db, int64_t bug, double seconds, int more, const std::string& dir,
+                          const std::function<bool()>& go_on);
 
 }  // namespace dlfuzz

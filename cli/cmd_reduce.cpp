@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/campaign.h"
 #include "cli/commands.h"
 #include "oracles/oracle_table.h"
 #include "cli/output_file.h"
@@ -38,6 +39,7 @@ struct Opts {
   std::string target, out, db, test_cmd, runners, passes;
   double max_time = 300;
   int jobs = 1, timeout = 30;
+  int findings = 1;  // bug:ID --findings K: K-1 more of its findings, and a split where they differ
   bool list_passes = false;
 };
 
@@ -143,6 +145,11 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--db", o->db, "bug store: read bug:ID, record the reduced program");
   cmd->add_option("--runners", o->runners, "runners to look for the finding with (FILE form)");
   cmd->add_option("--test", o->test_cmd, "interesting = `CMD CANDIDATE.dlf` exits 0 (instead of the same signature)");
+  cmd->add_option("--findings", o->findings,
+                  "with bug:ID: reduce K-1 more of its findings too (other programs), each alone, and split the bug "
+                  "where they reduce to unrelated op sets")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--passes", o->passes, "comma-separated passes (default: all, in table order)");
   cmd->add_flag("--list-passes", o->list_passes, "list the passes and exit");
   cmd->add_option("--max-time", o->max_time, "seconds")->capture_default_str();
@@ -229,6 +236,11 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
           std::cerr << "dlfuzz reduce: " << e.what() << "\n";
           return e.cannot_write() || dynamic_cast<const StoreReadOnly*>(&e) ? kExitCannotWrite : kExitUsage;
         }
+      }
+      if (t->bug_id >= 0 && o->findings > 1) {
+        std::string dir = fs::path(path.empty() ? "." : path).parent_path().string();
+        reduce_more_findings(o->db, t->bug_id, o->max_time, o->findings - 1, dir.empty() ? "." : dir,
+                             [] { return true; });
       }
       // The store has the reduced program even when the files could not be written.
       return path.empty() ? kExitCannotWrite : kExitOk;
