@@ -64,10 +64,10 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
     // A program the reference rejects is invalid for this PyTorch: only the
     // accepts-invalid oracle judges it; a reference that crashed or hung, none.
     if (!ref || (!ref->ok() && ref->status != RunStatus::exception)) continue;
-    auto f = judge(*ref, fp64, test);
+    auto f = judge(*ref, fp64, test, &p);
     if (!f && ref->ok() && !cross.empty()) {  // same device agrees: then CPU eager, arbitrated in float64
       ref = by_name[cross[0]], fp64 = by_name[cross[1]];
-      if (ref && ref->ok()) f = judge(*ref, fp64, test);
+      if (ref && ref->ok()) f = judge(*ref, fp64, test, &p);
     }
     if (!f) continue;
     // Eager may reject only dead code, which a compiler is free to drop
@@ -86,7 +86,7 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
       // finding is flaky, not the test runner's bug.
       auto again = ex.run(p, {ref->runner, test.runner});
       const RunResult& ref2 = again.at(0).ok() ? again.at(0) : *ref;
-      auto f2 = judge(ref2, fp64, again.at(1));
+      auto f2 = judge(ref2, fp64, again.at(1), &p);
       if (!f2 || f2->signature() != f->signature()) f->flaky = true;
     }
     ev.findings.push_back(*f);

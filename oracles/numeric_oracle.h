@@ -7,6 +7,7 @@
 #pragma once
 #include <optional>
 
+#include "generator/program.h"
 #include "oracles/finding.h"
 #include "runners/run_result.h"
 
@@ -14,11 +15,36 @@ namespace dlfuzz {
 
 struct NumericOptions {
   double multiplier = 2.0;
+  // Adam and AdamW move a parameter by about lr a step whatever its
+  // gradient's size, so a gradient of 1e-8 (rounding in a sum that cancels)
+  // moves it by lr where an exact 0 does not move it at all. For such a
+  // program this is 2 x lr x steps: a parameter element whose last gradient is
+  // within tolerance of zero on both sides may differ by that much (the
+  // gradients themselves are compared with the usual tolerance). 0: none.
+  double adaptive_step_bound = 0;
+};
+
+// Elements of a tensor that may differ by up to `bound` (empty: none).
+struct ElementSlack {
+  std::vector<bool> excused;
+  double bound = 0;
 };
 
 // Compare one tensor; "" if they agree, else what differs.
 std::string compare_tensor(const HostTensor& ref, const HostTensor& test, const HostTensor* fp64,
-                           const NumericOptions& opt = {});
+                           const NumericOptions& opt = {}, const ElementSlack* slack = nullptr);
+
+// The options for judging `p`'s results (NumericOptions::adaptive_step_bound
+// from its optimizer); the defaults without a program.
+NumericOptions numeric_options_for(const Program* p);
+
+// The kind of difference compare_tensor() describes, part of a numeric
+// finding's signature (its error text): "NaN position", "Inf position",
+// "exact value" (an integer or bool element), "shape", "dtype", "tensor
+// count", "missing in test", "unexpected in test"; "" for float values beyond
+// tolerance. A NaN where eager has a number and a last-bits drift are
+// different bugs, and the reducer must not trade one for the other.
+std::string numeric_symptom(const std::string& difference);
 
 // Both runs must have succeeded; nullopt when they agree.
 std::optional<Finding> check_numeric(const RunResult& ref, const RunResult& test, const RunResult* fp64,

@@ -18,7 +18,8 @@ std::optional<Finding> rank(const OracleInputs& in) {
   return in.ref.ok() ? check_rank_consistency(in.test) : std::nullopt;
 }
 std::optional<Finding> numeric(const OracleInputs& in) {
-  return check_numeric(in.ref, in.test, in.fp64 && in.fp64->ok() ? in.fp64 : nullptr);
+  return check_numeric(in.ref, in.test, in.fp64 && in.fp64->ok() ? in.fp64 : nullptr,
+                       numeric_options_for(in.program));
 }
 std::optional<Finding> signed_zero(const OracleInputs& in) {
   if (!oracle_settings().strict_zeros) return std::nullopt;
@@ -40,8 +41,9 @@ const std::vector<OracleRow>& oracle_table() {
   return rows;
 }
 
-std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test) {
-  OracleInputs in{ref, fp64, test};
+std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test,
+                             const Program* program) {
+  OracleInputs in{ref, fp64, test, program};
   for (const auto& o : oracle_table())
     if (o.check)
       if (auto f = o.check(in)) return f;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "generator/program.h"
 #include "oracles/finding.h"
 #include "runners/run_result.h"
 
@@ -15,6 +16,7 @@ struct OracleInputs {
   const RunResult& ref;
   const RunResult* fp64;  // the float64 reference, or nullptr where it failed
   const RunResult& test;
+  const Program* program = nullptr;  // what ran (its optimizer: oracles/numeric_oracle.h), where known
 };
 
 struct OracleRow {
@@ -35,6 +37,7 @@ OracleSettings& oracle_settings();
 
 // The first finding of the oracles, in table order; nullopt when all agree.
 // `ref` may have failed: only the accepts-invalid oracle judges that case.
-std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test);
+std::optional<Finding> judge(const RunResult& ref, const RunResult* fp64, const RunResult& test,
+                             const Program* program = nullptr);
 
 }  // namespace dlfuzz

@@ -130,6 +130,59 @@ TEST(NumericOracle, FindingNamesRunnersAndPart) {
   EXPECT_EQ(f->stage, "output");
 }
 
+// The kind of difference is part of the signature: a NaN where eager has a
+// number is another bug than values beyond tolerance (a reduction of the one
+// must not drift into the other: bug 20 of a 30-minute campaign, a NaN gradient
+// through AOTAutograd, reduced into Inductor's f16 rounding under one signature).
+TEST(NumericOracle, TheSymptomIsPartOfTheSignature) {
+  auto values = check_numeric(result("eager", {f32({1})}), result("ts", {f32({2})}), nullptr);
+  auto nan = check_numeric(result("eager", {f32({1})}), result("ts", {f32({NAN})}), nullptr);
+  auto shape = check_numeric(result("eager", {f32({1})}), result("ts", {f32({1, 2})}), nullptr);
+  ASSERT_TRUE(values && nan && shape);
+  EXPECT_EQ(values->signature(), "numeric|eager|ts|output|") << "values beyond tolerance keep the plain signature";
+  EXPECT_EQ(nan->signature(), "numeric|eager|ts|output|NaN position");
+  EXPECT_EQ(shape->signature(), "numeric|eager|ts|output|shape");
+  EXPECT_EQ(numeric_symptom("element 0 differs: 2 vs 4 (exact dtype)"), "exact value");
+  EXPECT_EQ(numeric_symptom("missing in test (taken as zeros): NaN position differs at element 0 (0 vs nan)"),
+            "missing in test");
+  EXPECT_EQ(numeric_symptom("Inf position differs at element 3 (1 vs inf)"), "Inf position");
+  EXPECT_EQ(numeric_symptom("2 vs 3 tensors"), "tensor count");
+}
+
+// Adam moves a parameter by about lr whatever its gradient's size: Inductor's
+// batch_norm weight gradient of 7.8e-8 against eager's exact 0 (a sum that
+// cancels) moved it by 0.0089 after one AdamW step at lr 0.01 (bug 47 of a
+// 30-minute campaign). The gradients agree within tolerance; the parameter
+// then may differ by up to 2 x lr x steps where the gradient is ~0 on both
+// sides, and nowhere else.
+TEST(NumericOracle, AdamsStepOnANearZeroGradientIsNotAFinding) {
+  auto run = [](const std::string& runner, float grad, float param) {
+    RunResult r = result(runner, {f32({1})});
+    r.grads = {f32({grad, 1.0f})};
+    r.params = {f32({param, 0.5f})};
+    return r;
+  };
+  RunResult ref = run("py-eager", 0.0f, 0.0f), test = run("inductor", 7.76e-8f, 0.00886f);
+  EXPECT_TRUE(check_numeric(ref, test, nullptr)) << "without the optimizer known, a parameter difference counts";
+  NumericOptions adam;
+  adam.adaptive_step_bound = 2 * 0.01 * 1;
+  EXPECT_FALSE(check_numeric(ref, test, nullptr, adam));
+  test.params[0] = f32({0.00886f, 0.51f});  // a gradient of 1 on both sides: its parameter is judged as always
+  EXPECT_TRUE(check_numeric(ref, test, nullptr, adam));
+  test.params[0] = f32({0.05f, 0.5f});  // more than Adam's steps can move it
+  EXPECT_TRUE(check_numeric(ref, test, nullptr, adam));
+
+  Program p;
+  EXPECT_EQ(numeric_options_for(&p).adaptive_step_bound, 0);
+  p.train = TrainStep{};
+  p.train->optimizer = Optimizer::adamw;
+  p.train->lr = 0.01;
+  p.train->steps = 3;
+  EXPECT_DOUBLE_EQ(numeric_options_for(&p).adaptive_step_bound, 0.06);
+  p.train->optimizer = Optimizer::sgd;
+  EXPECT_EQ(numeric_options_for(&p).adaptive_step_bound, 0) << "SGD's step is proportional to the gradient";
+}
+
 TEST(StatusOracle, OneSideFailing) {
   RunResult ok = result("eager", {});
   RunResult bad = result("ts-nnc", {});
