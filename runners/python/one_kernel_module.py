@@ -170,12 +170,13 @@ class PendingKernels:
 
 
 PENDING = None
+ORIGINAL = None  # Inductor's own AsyncCompile.cpp_pybinding, once install() replaced it
 
 
 def install():
     """Route Inductor's C++ kernel builds through PendingKernels (once per
     process). False where this PyTorch's Inductor has no such builds."""
-    global PENDING
+    global PENDING, ORIGINAL
     try:
         from torch._inductor.async_compile import AsyncCompile
         from torch._inductor.codecache import CppPythonBindingsCodeCache, LambdaFuture
@@ -197,5 +198,6 @@ def install():
             return get()(*args)
         return first_call
 
+    ORIGINAL = AsyncCompile.cpp_pybinding
     AsyncCompile.cpp_pybinding = cpp_pybinding
     return True
