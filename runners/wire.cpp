@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
@@ -54,6 +55,20 @@ nlohmann::json tensor_meta(const HostTensor& t, std::string& blob) {
   return j;
 }
 
+// nlohmann converts a float to an integer with a cast, undefined past the
+// integer's range: a size in a reply must be written as an integer.
+int64_t integer_field(const nlohmann::json& v) {
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
+    throw std::runtime_error("tensor size in result is not an integer");
+  return v.get<int64_t>();
+}
+
+size_t size_field(const nlohmann::json& v) {
+  int64_t n = integer_field(v);
+  if (n < 0) throw std::runtime_error("negative tensor size in result");
+  return static_cast<size_t>(n);
+}
+
 HostTensor tensor_from(const nlohmann::json& j, const std::string& blob, size_t base) {
   HostTensor t;
   if (j.is_null()) return t;
@@ -61,7 +76,8 @@ HostTensor tensor_from(const nlohmann::json& j, const std::string& blob, size_t 
   auto dt = dtype_from_name(j.at("dtype").get<std::string>());
   if (!dt) throw std::runtime_error("unknown dtype in result");
   t.dtype = *dt;
-  t.shape = j.at("shape").get<Shape>();
+  if (!j.at("shape").is_array()) throw std::runtime_error("tensor shape in result is not a list");
+  for (const auto& d : j.at("shape")) t.shape.push_back(integer_field(d));
   // A reply is untrusted bytes (a worker may die mid-write): every size is
   // checked without overflow before it is used.
   size_t bytes = dtype_size(t.dtype);
@@ -69,7 +85,7 @@ HostTensor tensor_from(const nlohmann::json& j, const std::string& blob, size_t 
     if (d < 0 || __builtin_mul_overflow(bytes, static_cast<size_t>(d), &bytes))
       throw std::runtime_error("impossible tensor shape in result");
   if (size_bound(t.shape) > kMaxElements) throw std::runtime_error("impossible tensor shape in result");
-  size_t off = j.at("offset").get<size_t>(), n = j.at("nbytes").get<size_t>();
+  size_t off = size_field(j.at("offset")), n = size_field(j.at("nbytes"));
   if (base > blob.size() || off > blob.size() - base || n > blob.size() - base - off)
     throw std::runtime_error("tensor bytes out of range in result");
   if (n != bytes) throw std::runtime_error("tensor bytes do not match its shape in result");
