@@ -7,12 +7,15 @@
 //   bench_perf planted RUNNER N RUNNER (fault-slow-20, fault-slow-50, ...)
 //                               through both stages as a campaign runs it:
 //                               on how many programs is the slowdown caught?
-//   [--threshold T] [--seed S] [--timed-calls K] [--stage1-pairs P] [--infer] [--verbose]
+//   [--threshold T] [--seed S] [--timed-calls K] [--stage1-pairs P] [--infer] [--verbose] [--max-dim D]
 //                               (--timed-calls: stage 1's calls per runner;
 //                               --stage1-pairs: its second look's paired
 //                               calls in the live worker, 0 for none;
 //                               --infer: inference programs only; --verbose:
-//                               the call times of misses)
+//                               the call times of misses; --max-dim: the
+//                               generator's largest dimension, 6 by default:
+//                               fusion saves memory traffic only on larger
+//                               tensors)
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
   PerfOptions o;
   uint64_t seed = 1;
   bool infer_only = false, verbose = false;
+  GenPolicy policy;
   for (int i = 4; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threshold") && i + 1 < argc) o.threshold = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
@@ -44,12 +48,12 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--stage1-pairs") && i + 1 < argc) o.stage1_pairs = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--infer")) infer_only = true;
     else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
+    else if (!std::strcmp(argv[i], "--max-dim") && i + 1 < argc) policy.max_dim = std::atoi(argv[++i]);
   }
   ExecutorOptions eo = default_executor_options();
   eo.dlfuzz_binary = DLFUZZ_BINARY;
   eo.timed_calls = o.timed_calls;
   Executor ex(eo);
-  GenPolicy policy;
   int programs = 0, candidates = 0, confirmed = 0, failed = 0;
   std::vector<double> ratios;
   auto t0 = std::chrono::steady_clock::now();

@@ -39,6 +39,11 @@ struct Shared {
   std::set<int64_t> bugs, new_bugs;
   std::map<std::string, int64_t> reference_errors;
   std::map<std::string, int> perf_confirmed;  // by confirmation_key
+  // What the timing oracle cost: stage-1 candidates, those confirmed in fresh
+  // workers or not, those skipped (their kind confirmed often enough), and
+  // the seconds spent on candidates (stage 1's second look included).
+  int64_t perf_candidates = 0, perf_timed = 0, perf_found = 0, perf_skipped = 0;
+  double perf_seconds = 0;
   std::string store_error;  // the store could not be written (disk full, read-only): the campaign stops
 };
 
@@ -114,11 +119,18 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
       // confirmed often enough is not confirmed again (its bug has examples).
       auto wanted = [&](const PerfCandidate& c) {
         std::lock_guard<std::mutex> lock(sh.mu);
-        return sh.perf_confirmed[confirmation_key(c)] < opt.perf_options.max_confirmations;
+        ++sh.perf_candidates;
+        bool want = sh.perf_confirmed[confirmation_key(c)] < opt.perf_options.max_confirmations;
+        ++(want ? sh.perf_timed : sh.perf_skipped);
+        return want;
       };
-      for (auto& f : performance_findings(eo, p, ev.results, opt.perf_options, wanted, &ex)) {
-        std::lock_guard<std::mutex> lock(sh.mu);
+      const auto perf_began = Clock::now();
+      auto found = performance_findings(eo, p, ev.results, opt.perf_options, wanted, &ex);
+      std::lock_guard<std::mutex> lock(sh.mu);
+      sh.perf_seconds += std::chrono::duration<double>(Clock::now() - perf_began).count();
+      for (auto& f : found) {
         ++sh.perf_confirmed[confirmation_key(f)];
+        ++sh.perf_found;
         ev.findings.push_back(f);
       }
     }
@@ -308,6 +320,12 @@ int run_campaign(const CampaignOptions& opt) {
   if (sh.invalid)
     std::cout << fmt::format("  {} programs the eager reference itself rejected (generator gaps, not findings)\n",
                              sh.invalid);
+  if (opt.perf)
+    std::cout << fmt::format(
+        "  timings: {} candidates after stage 1, {} timed in fresh workers ({} confirmed), {} skipped (their kind "
+        "confirmed {} times already); {:.0f} s of the lanes' time on candidates\n",
+        sh.perf_candidates, sh.perf_timed, sh.perf_found, sh.perf_skipped, opt.perf_options.max_confirmations,
+        sh.perf_seconds);
   for (const auto& b : store->bugs())
     if (sh.bugs.count(b.id))
       std::cout << fmt::format("  bug {:>4} x{:<4} {}{}\n", b.id, b.hits, b.title,

@@ -63,10 +63,12 @@ nlohmann::json estimate_json(const RatioEstimate& e) {
           {"test_median_ms", e.cand_median}};
 }
 
-// Rows of a torch.compile profile that are the framework around the
-// generated code (guards, AOTAutograd's runtime wrappers, the autograd
-// Function), not the program's work.
+// Rows of a profile that are the framework around the generated code, not
+// the program's work: torch.compile's guards, AOTAutograd's runtime
+// wrappers, the autograd Function; TorchScript's interpreter, whose own
+// time between ops is its function frame's self time ("forward").
 bool is_wrapper(const std::string& key) {
+  if (key == "forward") return true;
   for (const char* w :
        {"CompiledFunction", "Torch-Compiled Region", "TorchDynamo Cache Lookup", "## Call Compiled", "AOTDispatcher",
         "autograd::engine::evaluate_function", "Pregraph bytecode", "torch::autograd::AccumulateGrad"})
@@ -101,6 +103,19 @@ std::string hot_op(const nlohmann::json& profile) {
 
 }  // namespace
 
+bool only_overhead(const nlohmann::json& ref_profile, const nlohmann::json& test_profile, double threshold) {
+  if (!ref_profile.is_object() || !test_profile.is_object()) return false;
+  return self_ms(test_profile, true) > 0 &&
+         self_ms(test_profile, false) <= (1 + threshold) * self_ms(ref_profile, false);
+}
+
+std::string graph_break_reason(const nlohmann::json& profile) {
+  if (!profile.is_object()) return "";
+  const auto breaks = profile.value("graph_breaks", nlohmann::json::array());
+  if (!breaks.is_array() || breaks.empty() || !breaks[0].is_string()) return "";
+  return normalize_error(breaks[0].get<std::string>());
+}
+
 std::string hot_op_name(const std::string& key) {
   std::string s = key;
   for (const char* prefix : {"cpp_", "triton_poi_", "triton_per_", "triton_red_", "triton_"})
@@ -121,8 +136,13 @@ std::string perf_kind(const RunResult& test) {
   // Dynamo specializes) settle into the cache and are not the slowness.
   if (2 * counter(test, "recompiles") > test.call_ms.size()) return "recompiles";
   if (counter(test, "graph_breaks") > 0) return "graph-break";
+  // No fusion group under the NNC fuser. Not said of a graph with
+  // differentiable graphs: NNC fuses their forwards in nested executors,
+  // which the counters of the outer graph do not see (a campaign found 5
+  // "unfused" NNC runs whose profiles were all fusion groups).
   if (test.runner.rfind("ts-nnc", 0) == 0 && test.counters.count("fusion_groups") &&
-      counter(test, "fusion_groups") == 0 && counter(test, "nodes_outside_fusion") > 1)
+      counter(test, "fusion_groups") == 0 && counter(test, "nodes_outside_fusion") > 1 &&
+      counter(test, "differentiable_graphs") == 0)
     return "unfused";
   return "slower";
 }
@@ -178,8 +198,7 @@ std::optional<Finding> confirm_performance(const ExecutorOptions& ex, const Prog
   // (no hot op): the per-call overhead of a compiled function on a program
   // too small to pay for it.
   std::string kind = c.kind;
-  bool overhead = kind == "slower" && test2.profile.is_object() && self_ms(test2.profile, true) > 0 &&
-                  self_ms(test2.profile, false) <= (1 + o.threshold) * self_ms(ref2.profile, false);
+  bool overhead = kind == "slower" && only_overhead(ref2.profile, test2.profile, o.threshold);
   if (overhead) kind = "overhead";
   Finding f;
   f.oracle = "performance";
@@ -189,6 +208,15 @@ std::optional<Finding> confirm_performance(const ExecutorOptions& ex, const Prog
   f.stage = kind;
   std::string hot = overhead ? "" : hot_op(test2.profile);
   f.error_text = hot.empty() ? "" : "hot: " + hot;
+  // NNC's groups run in its IR evaluator here (LibTorch without LLVM; dlfuzz
+  // lets NNC fuse on the CPU anyway): any group is slow, whatever it fuses,
+  // so the op set would split one cause into a bug per program.
+  if (c.test.rfind("ts-nnc", 0) == 0 && hot.rfind("fused ", 0) == 0) f.error_text = "hot: NNC fusion group";
+  // A graph break costs what it costs wherever it falls: the bug is why
+  // Dynamo broke (its most frequent reason), not the op that happens to be
+  // hottest.
+  std::string reason = kind == "graph-break" ? graph_break_reason(test2.profile) : "";
+  if (!reason.empty()) f.error_text = "break: " + reason;
   f.detail = fmt::format(
       "{} {:.2f}x the time of {} per call (95% CI {:.2f}-{:.2f}, {} pairs; {:.2f}x in a second process): "
       "{:.3f} ms vs {:.3f} ms{}",

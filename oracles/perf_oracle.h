@@ -84,6 +84,17 @@ bool is_performance_signature(const std::string& signature);
 // the hottest op may change as the program shrinks.
 bool same_performance_bug(const std::string& a, const std::string& b);
 
+// Profiles of a confirmed slowdown that say it is all overhead: the compiled
+// side's kernels and ops take no longer than the reference's (within the
+// threshold), and it has framework rows (torch.compile's wrappers and guards,
+// TorchScript's "forward" frame) where the rest of the time goes.
+bool only_overhead(const nlohmann::json& ref_profile, const nlohmann::json& test_profile, double threshold);
+
+// The first of Dynamo's graph-break reasons a Python profile lists
+// ("graph_breaks", most frequent first), its first line normalized; "" when
+// none. A graph-break finding's signature names it instead of a hot op.
+std::string graph_break_reason(const nlohmann::json& profile);
+
 // "cpp_fused_add_mul_sin_0" -> "fused add mul sin"; "aten::mm" stays.
 std::string hot_op_name(const std::string& profiler_key);
 

@@ -11,6 +11,24 @@
 
 namespace dlfuzz {
 
+namespace {
+// What the executor made of the program's function: its own plan when it
+// has one, else the last graph run on this thread. Not the last graph run
+// first: in a training program that may be a differentiable graph's
+// nested executor's (a campaign's counters said 2 nodes for a program of
+// 30). The groups NNC makes inside a differentiable graph's forward are in
+// that nested executor's plan, not here (oracles/perf_oracle.cpp: perf_kind).
+std::shared_ptr<torch::jit::Graph> optimized_graph(torch::jit::Function& fn) {
+  try {
+    auto state = torch::jit::toGraphFunction(fn).getDebugState();
+    if (state.execution_plans.size() == 1 && state.execution_plans.begin()->second.graph)
+      return state.execution_plans.begin()->second.graph;
+  } catch (const c10::Error&) {  // no optimized plan yet
+  }
+  return torch::jit::lastExecutedOptimizedGraph();
+}
+}  // namespace
+
 TorchScriptRunner::TorchScriptRunner(std::string name, JitSettings settings)
     : name_(std::move(name)), settings_(settings) {}
 
@@ -37,8 +55,7 @@ RunResult TorchScriptRunner::run(const Program& p, const RunConfig& cfg) {
     if (outs.size() != n_out) throw std::runtime_error("forward returned the wrong number of values");
     return outs;
   });
-  // What the executor made of it (the graph of the last call on this thread).
-  if (auto optimized = torch::jit::lastExecutedOptimizedGraph(); optimized && r.ok()) {
+  if (auto optimized = optimized_graph(fn); optimized && r.ok()) {
     graph_features(*torch::jit::toGraphFunction(fn).graph(), *optimized, name_, &r.features);
     graph_counters(*optimized, &r.counters);
   }

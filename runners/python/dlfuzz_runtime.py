@@ -20,6 +20,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 import types
 
 import torch
@@ -139,6 +140,29 @@ def build_inputs(meta):
 # functional: each returns a new tensor. Gloo has no AVG and no
 # reduce_scatter: avg is a sum divided by the world size, reduce_scatter an
 # all-reduce keeping this rank's chunk, all_to_all is built from all_gather.
+_collective_ms = 0.0  # this process's time in collectives called outside compiled code
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+
+
+def collective_ms():
+    """Milliseconds this process has spent in c10d calls so far (the timing
+    oracle's time in collectives: a rank that waits for another waits there).
+    A collective traced into a compiled region is part of that region's
+    time, not counted here; on cuda an NCCL call is timed until it is queued."""
+    return _collective_ms
+
+
+def _collective(c10d_call, *args, **kwargs):
+    if _is_compiling():  # Dynamo traces the call itself, not the clock around it
+        return c10d_call(*args, **kwargs)
+    global _collective_ms
+    t0 = time.perf_counter()
+    try:
+        return c10d_call(*args, **kwargs)
+    finally:
+        _collective_ms += (time.perf_counter() - t0) * 1000
+
+
 def _dlfuzz_reduce_op(op):
     ops = torch.distributed.ReduceOp
     if op == "max":
@@ -155,7 +179,7 @@ def _dlfuzz_all_reduce(x, op):
     if world == 1:
         return x.clone()
     t = x.clone(memory_format=torch.contiguous_format)
-    torch.distributed.all_reduce(t, op=_dlfuzz_reduce_op(op))
+    _collective(torch.distributed.all_reduce, t, op=_dlfuzz_reduce_op(op))
     if op == "avg":
         t = t.div(world)
     return t
@@ -164,7 +188,7 @@ def _dlfuzz_all_reduce(x, op):
 def _dlfuzz_gather_list(x):
     x = x.contiguous()
     parts = [torch.empty_like(x) for _ in range(_dlfuzz_world())]
-    torch.distributed.all_gather(parts, x)
+    _collective(torch.distributed.all_gather, parts, x)
     return parts
 
 
@@ -186,7 +210,7 @@ def _dlfuzz_broadcast(x, src):
     if _dlfuzz_world() == 1:
         return x.clone()
     t = x.clone(memory_format=torch.contiguous_format)
-    torch.distributed.broadcast(t, src)
+    _collective(torch.distributed.broadcast, t, src)
     return t
 
 
@@ -280,7 +304,7 @@ def _dlfuzz_sync_grads(params):
         flat = [params[i].grad.reshape(-1) if params[i].grad is not None
                 else torch.zeros(params[i].numel(), dtype=params[i].dtype, device=params[i].device) for i in idx]
         bucket = torch.cat(flat)
-        torch.distributed.all_reduce(bucket)
+        _collective(torch.distributed.all_reduce, bucket)
         bucket.div_(world)
         offset = 0
         for i in idx:
@@ -314,7 +338,7 @@ class _DlfuzzZero:
                     lo, hi = self.ranges[i]
                     full[offset + lo:offset + hi].copy_(self.slices[i])
                     offset += p.numel()
-                torch.distributed.all_reduce(full)
+                _collective(torch.distributed.all_reduce, full)
                 offset = 0
                 for p in ps:
                     p.copy_(full[offset:offset + p.numel()].view(p.shape))

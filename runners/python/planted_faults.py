@@ -55,3 +55,50 @@ def planted_lowering(fn, compile_fn):
         with wrong_sin_lowering():
             return compiled(*args)
     return wrong
+
+
+@contextlib.contextmanager
+def no_fusion():
+    """Inductor with fusion defeated while it lives: every pointwise op's
+    result is realized into a buffer of its own (Inductor would inline it
+    into its users at lowering) and the scheduler fuses no two nodes, so
+    each op is a kernel that writes memory the next one reads. Caches off,
+    so no other compile meets these kernels. A correct but slower compile:
+    the timing oracle's planted missed optimization on a fuser that helps."""
+    from torch._inductor import config, ir, lowering
+    table = lowering.lowerings
+    saved = dict(table)
+
+    def realized(lower):
+        def lower_and_realize(*args, **kwargs):
+            out = lower(*args, **kwargs)
+            if (isinstance(out, ir.TensorBox) and isinstance(out.data, ir.StorageBox)
+                    and isinstance(out.data.data, ir.Pointwise)):
+                out.realize()
+            return out
+        return lower_and_realize
+    for k, lower in saved.items():
+        table[k] = realized(lower)
+    try:
+        with config.patch(max_fusion_size=1, epilogue_fusion=False, fx_graph_cache=False,
+                          force_disable_caches=True):
+            yield
+    finally:
+        table.clear()
+        table.update(saved)
+
+
+def planted_unfused(fn, compile_fn):
+    """torch.compile (compile_fn) that compiles with no_fusion(). Only the
+    first call (where Dynamo and Inductor compile) runs under it: patching
+    Inductor's config on every call would cost more time than fusion saves."""
+    compiled = compile_fn(fn)
+    first = [True]
+
+    def unfused(*args):
+        if first[0]:
+            first[0] = False
+            with no_fusion():
+                return compiled(*args)
+        return compiled(*args)
+    return unfused

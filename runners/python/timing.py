@@ -56,8 +56,15 @@ class Calls:
 
 
 def time_calls(meta, fn, n):
+    """n timed calls: the ms of each, and of each the ms spent in collectives
+    (rt.collective_ms: zeros in one process)."""
     calls = Calls(meta)
-    return [calls.call(fn) for _ in range(n)]
+    times, collective = [], []
+    for _ in range(n):
+        before = rt.collective_ms()
+        times.append(calls.call(fn))
+        collective.append(rt.collective_ms() - before)
+    return times, collective
 
 
 def time_paired(meta, fns, pairs):
@@ -106,6 +113,15 @@ def read_counters():
         "ir_nodes_pre_fusion": float(getattr(metrics, "ir_nodes_pre_fusion", 0)),
         "cpp_vec_kernels": float(getattr(metrics, "generated_cpp_vec_kernel_count", 0)),
     }
+
+
+def graph_break_reasons():
+    """Why Dynamo broke the graph since reset_counters(): its reasons, most
+    frequent first ([] on torch 1.x). What a graph-break finding is about."""
+    if not hasattr(torch, "_dynamo"):
+        return []
+    breaks = torch._dynamo.utils.counters["graph_break"]
+    return [reason for reason, _ in sorted(breaks.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 PROFILED_CALLS = 10  # calls in a profile (a performance finding's explanation)

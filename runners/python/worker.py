@@ -230,6 +230,7 @@ RUNNERS = {
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
     "fault-py-regression": lambda meta, fn: planted_faults.planted_regression(fn),
     "fault-inductor-lowering": lambda meta, fn: planted_faults.planted_lowering(fn, torch_compile),
+    "fault-inductor-unfused": lambda meta, fn: planted_faults.planted_unfused(fn, torch_compile),
 }
 
 
@@ -325,14 +326,17 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         result["digests"] = list(got.get("digests", []))
         if timed_calls > 0:  # steady state: graphs compiled now are recompiles
             graphs = timing.read_counters().get("graphs", 0.0)
-            result["call_ms"] = timing.time_calls(meta, fn, timed_calls)
+            result["call_ms"], collective = timing.time_calls(meta, fn, timed_calls)
             counters = timing.read_counters()
             if counters:
                 counters["recompiles"] = counters["graphs"] - graphs
+            if meta.world > 1:  # a rank: its time in collectives per call (fold() takes the largest share)
+                counters["collective_ms"] = sorted(collective)[len(collective) // 2]
             result["counters"] = counters
         if profile_dir:
             path = os.path.join(profile_dir, runner + ".json")
             result["profile"] = timing.profile_calls(meta, fn, timing.PROFILED_CALLS, path)
+            result["profile"]["graph_breaks"] = timing.graph_break_reasons()
         if runner in RESIZED_RUNNERS:
             append_resized(result, meta, program_fn, fn)
     except MemoryError as e:
@@ -355,7 +359,7 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
     `pairs` calls each (timing.time_paired): one result per runner, its call_ms
     one time per pair. Each runner defines the program anew, so that the
     compiled functions do not share Dynamo's cache on one code object."""
-    results, fns, meta = [], [], None
+    results, fns, breaks, meta = [], [], [], None
     if profile_dir and hasattr(torch, "_inductor"):  # Inductor's C++ kernels show in the profile by name
         torch._inductor.config.cpp.enable_kernel_profile = True
     for runner in runners:
@@ -370,9 +374,11 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
             for _ in range(warmup + 1):
                 rt.run(meta, fn)
             result["counters"] = timing.read_counters()
+            breaks.append(timing.graph_break_reasons())
             fns.append(fn)
         except Exception as e:  # the system under test failing is data
             result.update(status="exception", stage=stage, error=describe(e))
+            breaks.append([])
             fns.append(None)
         results.append(result)
     ok = [k for k, fn in enumerate(fns) if fn is not None]
@@ -383,6 +389,7 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
             if profile_dir:
                 path = os.path.join(profile_dir, runners[k] + ".json")
                 results[k]["profile"] = timing.profile_calls(meta, fns[k], timing.PROFILED_CALLS, path)
+                results[k]["profile"]["graph_breaks"] = breaks[k]
     except Exception as e:
         for k in ok:
             results[k].update(status="exception", stage="run", error=describe(e))
@@ -478,8 +485,16 @@ def fold(runner, plan, param_shards, ranks):
     timed = [r.get("call_ms") or [] for r in ranks]
     if all(timed):
         out["call_ms"] = [max(t) for t in zip(*timed)]
-        medians = sorted(sorted(t)[len(t) // 2] for t in timed)
-        out["counters"] = dict(out.get("counters") or {}, rank_skew=medians[-1] / max(medians[0], 1e-9))
+        medians = [sorted(t)[len(t) // 2] for t in timed]
+        # Time in collectives, as dist_runner.cpp's fold: the largest share of a
+        # rank's step, and that rank's milliseconds per call.
+        share, collective = 0.0, 0.0
+        for r, m in zip(ranks, medians):
+            c = (r.get("counters") or {}).get("collective_ms")
+            if c is not None and c / max(m, 1e-9) >= share:
+                share, collective = c / max(m, 1e-9), c
+        out["counters"] = dict(out.get("counters") or {}, rank_skew=max(medians) / max(min(medians), 1e-9),
+                               collective_ms=collective, collective_share=min(share, 1.0))
     for i, r in enumerate(ranks):
         if r["status"] != "ok" and out["status"] == "ok":
             out.update(status=r["status"], stage=r["stage"], error=f"rank {i}: {r['error']}")

@@ -1,5 +1,5 @@
 """Unit tests of the Python worker's profile of a performance finding
-(runners/python/timing.py: profile_calls).
+(runners/python/timing.py: profile_calls, graph_break_reasons).
 
     .venv/bin/python -m unittest discover -s tests/python
 """
@@ -33,6 +33,23 @@ class ProfileCalls(unittest.TestCase):
         self.assertFalse(any(key.startswith("ProfilerStep") for key in rows), "the schedule's own row is left out")
         for key, (ms, _) in rows.items():
             self.assertGreater(ms, 0, key)
+
+
+
+BREAKING = dict(PROGRAM, function="def program(x0):\n    s = x0.sum().item()\n    return (torch.sin(x0) + s,)\n")
+
+
+@unittest.skipUnless(hasattr(__import__("torch"), "compile"), "torch.compile needs PyTorch 2.x")
+class GraphBreaks(unittest.TestCase):
+    def test_a_paired_profile_says_why_dynamo_broke_the_graph(self):
+        # What a graph-break finding is named by (oracles/perf_oracle.h: graph_break_reason).
+        with tempfile.TemporaryDirectory() as d:
+            eager, compiled = worker.run_paired(["py-eager", "aot-eager"], BREAKING, 1, 3, d)
+        self.assertEqual(compiled["status"], "ok", compiled["error"])
+        self.assertEqual(eager["profile"]["graph_breaks"], [])
+        self.assertGreaterEqual(compiled["counters"]["graph_breaks"], 1)
+        self.assertTrue(compiled["profile"]["graph_breaks"])
+        self.assertIn("item", " ".join(compiled["profile"]["graph_breaks"]))
 
 
 if __name__ == "__main__":

@@ -103,6 +103,24 @@ TEST(PerfOracle, PlantedSlowdownIsConfirmedAndExplained) {
   EXPECT_NE(md.find("Profiled calls"), std::string::npos);
 }
 
+// NNC's groups run in its IR evaluator here: any group is slower than eager,
+// so a slow group is one bug whatever it fuses (the op set stays in the detail).
+TEST(PerfOracle, AnNncGroupIsOneBugWhateverItFuses) {
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none\n"
+      "input %x0 : f32[64,64] range(-1.0,1.0)\n"
+      "%1 : f32[64,64] = sin %x0\n"
+      "%2 : f32[64,64] = cos %1\n"
+      "%3 : f32[64,64] = tanh %2\n"
+      "return %3\n",
+      "nnc");
+  ASSERT_TRUE(r.ok());
+  auto f = confirm_performance(options(), r.program, PerfCandidate{"eager", "ts-nnc", "slower", 2.0}, PerfOptions{});
+  ASSERT_TRUE(f) << "NNC's IR evaluator is slower than eager's kernels";
+  EXPECT_EQ(f->signature(), "performance|eager|ts-nnc|slower|hot: NNC fusion group");
+  EXPECT_NE(f->detail.find("hottest: fused"), std::string::npos) << f->detail;
+}
+
 TEST(PerfOracle, EagerAgainstItselfIsNotSlower) {
   Program p = program();
   EXPECT_FALSE(confirm_performance(options(), p, PerfCandidate{"eager", "eager", "slower", 1.0}, PerfOptions{}));
@@ -146,6 +164,10 @@ TEST(PerfOracle, ReferencesAndUntimedRunnersAreNeverCandidates) {
   cs = perf_candidates(p, rs, PerfOptions{});
   ASSERT_EQ(cs.size(), 1u);
   EXPECT_EQ(cs[0].kind, "unfused");
+  // A training graph fuses inside its differentiable graphs' own executors,
+  // which the outer graph's counters do not see: no signal there.
+  rs[3].counters["differentiable_graphs"] = 1;
+  EXPECT_EQ(perf_kind(rs[3]), "slower");
 }
 
 // Stage 1's second look: unpaired calls that made a planted 50% slowdown look
@@ -192,6 +214,36 @@ TEST(PerfOracle, HotOpNamesDropKernelNumbering) {
   EXPECT_EQ(hot_op_name("triton_poi_fused_relu_12"), "fused relu");
   EXPECT_EQ(hot_op_name("aten::mm"), "aten::mm");
   EXPECT_EQ(hot_op_name("fused_clamp_abs_add"), "fused clamp abs add");  // an NNC fusion group
+}
+
+// TorchScript's interpreter between ops is its "forward" frame's self time:
+// a ts call slower than eager's whose ops are not is overhead (a campaign
+// stored 5 ts bugs, one per hottest ATen op, for this one cause).
+TEST(PerfOracle, InterpreterTimeOutsideTheOpsIsOverhead) {
+  auto ref = nlohmann::json::parse(R"({"ops": [["aten::sum", 0.007, 2], ["aten::mul", 0.005, 2]]})");
+  auto ts = nlohmann::json::parse(R"({"ops": [["forward", 0.022, 1], ["aten::sum", 0.006, 4], ["aten::mul", 0.004, 2]]})");
+  EXPECT_TRUE(only_overhead(ref, ts, 0.10));
+  auto added = nlohmann::json::parse(R"({"ops": [["forward", 0.02, 1], ["aten::to_mkldnn", 0.03, 2], ["aten::sum", 0.006, 2]]})");
+  EXPECT_FALSE(only_overhead(ref, added, 0.10)) << "ops the compiled side added are its work";
+  auto compiled = nlohmann::json::parse(R"({"ops": [["Torch-Compiled Region: 0/0", 0.03, 1], ["cpp_fused_mul_sum_0", 0.01, 1]]})");
+  EXPECT_TRUE(only_overhead(ref, compiled, 0.10));
+  auto eager_like = nlohmann::json::parse(R"({"ops": [["aten::sum", 0.02, 2]]})");
+  EXPECT_FALSE(only_overhead(ref, eager_like, 0.10)) << "no framework rows: where would the time go?";
+  EXPECT_FALSE(only_overhead(ref, nlohmann::json::object(), 0.10));
+}
+
+TEST(PerfOracle, AGraphBreakIsNamedByItsFirstReasonNormalized) {
+  // The same break from two programs: other line numbers and locals, one bug.
+  auto a = nlohmann::json::parse(R"({"ops": [], "graph_breaks": [
+      "Unsupported Tensor.item() call with capture_scalar_outputs=False\n  Hint: line 12", "other"]})");
+  auto b = nlohmann::json::parse(R"({"ops": [], "graph_breaks": [
+      "Unsupported Tensor.item() call with capture_scalar_outputs=False\n  Hint: line 40"]})");
+  EXPECT_EQ(graph_break_reason(a), "Unsupported Tensor.item() call with capture_scalar_outputs=False");
+  EXPECT_EQ(graph_break_reason(a), graph_break_reason(b));
+  auto c = nlohmann::json::parse(R"({"ops": [], "graph_breaks": ["data dependent operator: aten.nonzero.default; size 17"]})");
+  EXPECT_EQ(graph_break_reason(c), "data dependent operator: aten.nonzero.default; size N");
+  EXPECT_EQ(graph_break_reason(nlohmann::json::parse(R"({"ops": []})")), "");  // a C++ runner's profile
+  EXPECT_EQ(graph_break_reason(nlohmann::json::array()), "");
 }
 
 }  // namespace dlfuzz

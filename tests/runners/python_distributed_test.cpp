@@ -203,6 +203,22 @@ TEST(PythonDistributed, EagerRanksEqualTheCppRanks) {
   EXPECT_GE(uneven, 1) << "uneven shards among the data-parallel programs";
 }
 
+// Timed calls over ranks split into collectives and compute, as the C++
+// ranks do (Distributed.TimedStepsSayHowMuchIsCollectives).
+TEST(PythonDistributed, TimedStepsSayHowMuchIsCollectives) {
+  if (!have_python_torch()) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  ExecutorOptions o = options();
+  o.timed_calls = 5;
+  Executor ex(o);
+  auto rs = ex.run(parse(kCollectives), {"py-eager"});
+  ASSERT_TRUE(rs[0].ok()) << rs[0].error;
+  ASSERT_EQ(rs[0].call_ms.size(), 5u);
+  EXPECT_GT(rs[0].counters["collective_ms"], 0);
+  EXPECT_GT(rs[0].counters["collective_share"], 0);
+  EXPECT_LE(rs[0].counters["collective_share"], 1);
+  EXPECT_GE(rs[0].counters["rank_skew"], 1);
+}
+
 TEST(PythonDistributed, InductorRunsOverRanksAndLeavesNoProcessBehind) {
   if (!have_python_torch()) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
   int worker = -1;
