@@ -8,6 +8,7 @@
 //                               through both stages as a campaign runs it:
 //                               on how many programs is the slowdown caught?
 //   [--threshold T] [--seed S] [--timed-calls K] [--stage1-pairs P] [--infer] [--verbose] [--max-dim D]
+//   [--truth]
 //                               (--timed-calls: stage 1's calls per runner;
 //                               --stage1-pairs: its second look's paired
 //                               calls in the live worker, 0 for none;
@@ -15,7 +16,11 @@
 //                               the call times of misses; --max-dim: the
 //                               generator's largest dimension, 6 by default:
 //                               fusion saves memory traffic only on larger
-//                               tensors)
+//                               tensors; --truth: planted mode also times
+//                               every program 60 pairs in a fresh worker,
+//                               whatever stage 1 said: on how many programs
+//                               the slowdown really exceeds the threshold,
+//                               and how many of those the oracle caught)
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -39,7 +44,7 @@ int main(int argc, char** argv) {
   int n = std::atoi(argv[3]);
   PerfOptions o;
   uint64_t seed = 1;
-  bool infer_only = false, verbose = false;
+  bool infer_only = false, verbose = false, truth = false;
   GenPolicy policy;
   for (int i = 4; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threshold") && i + 1 < argc) o.threshold = std::atof(argv[++i]);
@@ -48,13 +53,14 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--stage1-pairs") && i + 1 < argc) o.stage1_pairs = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--infer")) infer_only = true;
     else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
+    else if (!std::strcmp(argv[i], "--truth")) truth = true;
     else if (!std::strcmp(argv[i], "--max-dim") && i + 1 < argc) policy.max_dim = std::atoi(argv[++i]);
   }
   ExecutorOptions eo = default_executor_options();
   eo.dlfuzz_binary = DLFUZZ_BINARY;
   eo.timed_calls = o.timed_calls;
   Executor ex(eo);
-  int programs = 0, candidates = 0, confirmed = 0, failed = 0;
+  int programs = 0, candidates = 0, confirmed = 0, failed = 0, applies = 0, caught_where_applies = 0;
   std::vector<double> ratios;
   auto t0 = std::chrono::steady_clock::now();
   for (uint64_t s = seed; programs < n; ++s) {
@@ -90,12 +96,26 @@ int main(int argc, char** argv) {
         for (const auto& r : ev.results)
           if (!r.call_ms.empty()) std::cerr << fmt::format("seed {} missed: {} {}\n", s, r.runner, fmt::join(r.call_ms, " "));
       }
+      bool caught = false;
       for (const auto& c : cs)
         if (auto f = confirm_performance(eo, p, c, o)) {
           ++confirmed;
+          caught = true;
           ratios.push_back(f->evidence["first"]["ratio"].get<double>());
           break;
         }
+      if (truth) {  // the slowdown this program really has, timed apart from the oracle's own stages
+        Executor fresh(eo);
+        auto rs = fresh.run_paired(p, {spec.reference(p), runner}, 60);
+        if (rs.size() == 2 && rs[0].ok() && rs[1].ok()) {
+          RatioEstimate e = ratio_of_medians(rs[0].call_ms, rs[1].call_ms);
+          bool slow = e.ci_low > 1 + o.threshold;
+          applies += slow;
+          caught_where_applies += slow && caught;
+          std::cout << fmt::format("seed {}: true ratio {:.2f} (95% CI {:.2f}-{:.2f}){}, {}\n", s, e.ratio, e.ci_low,
+                                   e.ci_high, slow ? " above the threshold" : "", caught ? "caught" : "not caught");
+        }
+      }
     }
     if (programs % 25 == 0) std::cerr << fmt::format("{} programs, {} confirmed\n", programs, confirmed);
   }
@@ -107,5 +127,9 @@ int main(int argc, char** argv) {
       mode, runner, programs, failed, candidates, confirmed, 100.0 * confirmed / std::max(programs, 1),
       o.threshold * 100, secs, secs / std::max(programs, 1),
       ratios.empty() ? "" : fmt::format("; confirmed ratio median {:.2f}", ratios[ratios.size() / 2]));
+  if (truth)
+    std::cout << fmt::format("truth: {} of {} programs slower than 1 + threshold by their own 60 pairs; {} of those "
+                             "caught\n",
+                             applies, programs, caught_where_applies);
   return 0;
 }
