@@ -13,11 +13,12 @@ namespace dlfuzz {
 
 namespace {
 // What the executor made of the program's function: its own plan when it
-// has one, else the last graph run on this thread. Not the last graph run
-// first: in a training program that may be a differentiable graph's
-// nested executor's (a campaign's counters said 2 nodes for a program of
-// 30). The groups NNC makes inside a differentiable graph's forward are in
-// that nested executor's plan, not here (oracles/perf_oracle.cpp: perf_kind).
+// has one, else the last graph run on this thread. The function's plan comes
+// first because in a training program the last graph run may be a
+// differentiable graph's nested executor's (a campaign's counters said 2
+// nodes for a program of 30). The groups NNC makes inside a differentiable
+// graph's forward live in that nested executor's plan, not here
+// (oracles/perf_oracle.cpp: perf_kind).
 std::shared_ptr<torch::jit::Graph> optimized_graph(torch::jit::Function& fn) {
   try {
     auto state = torch::jit::toGraphFunction(fn).getDebugState();

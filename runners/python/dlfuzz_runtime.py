@@ -136,10 +136,6 @@ def build_inputs(meta):
     return [build_input(meta, i, *spec) for i, spec in enumerate(meta.inputs)]
 
 
-# Collectives with dlfuzz's semantics (runners/distributed/collectives.cpp),
-# functional: each returns a new tensor. Gloo has no AVG and no
-# reduce_scatter: avg is a sum divided by the world size, reduce_scatter an
-# all-reduce keeping this rank's chunk, all_to_all is built from all_gather.
 _collective_ms = 0.0  # this process's time in collectives called outside compiled code
 _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
 
@@ -163,6 +159,10 @@ def _collective(c10d_call, *args, **kwargs):
         _collective_ms += (time.perf_counter() - t0) * 1000
 
 
+# Collectives with dlfuzz's semantics (runners/distributed/collectives.cpp),
+# functional: each returns a new tensor. Gloo has no AVG and no
+# reduce_scatter: avg is a sum divided by the world size, reduce_scatter an
+# all-reduce keeping this rank's chunk, all_to_all is built from all_gather.
 def _dlfuzz_reduce_op(op):
     ops = torch.distributed.ReduceOp
     if op == "max":
