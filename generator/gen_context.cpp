@@ -79,8 +79,16 @@ void GenContext::record_input(int id, const TensorType& t, InputKind k, Init ini
   else if (init == Init::zeros) ranges_[id] = {0, 0};
   else if (init == Init::ones) ranges_[id] = {1, 1};
   no_write_.insert(id);
-  exact_.insert(id);
+  // A training program's outputs are read after its optimizer steps, which
+  // leave a param's last bits to each backend's float arithmetic.
+  if (k != InputKind::param || !p_.is_training()) exact_.insert(id);
   if (k == InputKind::param) from_param_.insert(id);
+}
+
+bool GenContext::floats_exact(const Node& n) const {
+  for (int v : node_inputs(n))
+    if (is_float(p_.type(v).dtype) && !is_exact(v)) return false;
+  return true;
 }
 
 namespace {
@@ -100,8 +108,12 @@ void GenContext::adopt() {
   for (const auto& in : p_.inputs) record_input(in.value, p_.type(in.value), in.kind, in.init, in.lo, in.hi);
   // Values inside loop bodies and branches keep unknown ranges: they are not
   // visible at top level, where new ops go.
-  for (const auto& n : p_.body.nodes) {
-    record(find_op(n.op), n);
+  inexact_bit_reads_.clear();
+  for (size_t i = 0; i < p_.body.nodes.size(); ++i) {
+    const Node& n = p_.body.nodes[i];
+    const OpSpec* s = find_op(n.op);
+    if (s && s->reads_bits && !floats_exact(n)) inexact_bit_reads_.push_back(static_cast<int>(i));
+    record(s, n);
     for (int o : n.outputs) scopes_.back().push_back(o);
   }
   // Fresh names must not clash with the seed's.

@@ -83,6 +83,12 @@ class GenContext {
   // Whether every backend computes v's bits alike (see gen_context.cpp): what
   // ops that read bits (view(dtype)) or rank values (argsort) may take.
   bool is_exact(int v) const { return exact_.count(v) > 0; }
+  // Every float value node n reads is exact: what an op that reads bits
+  // (OpSpec::reads_bits) needs of its operands.
+  bool floats_exact(const Node& n) const;
+  // After adopt(): the top-level nodes (indices) that read bits of a value not
+  // exact where they read it (a training program's param, say).
+  const std::vector<int>& inexact_bit_reads() const { return inexact_bit_reads_; }
   std::string last_error;  // the type rule's text when emit() rejects a node
 
  private:
@@ -104,6 +110,7 @@ class GenContext {
   std::set<int> saved_roots_;  // roots autograd saved (producer saves output)
   std::set<int> from_param_;   // values computed from a param
   std::set<int> exact_;        // values with the same bits on every backend
+  std::vector<int> inexact_bit_reads_;
   int next_name_ = 1;
   int n_data_ = 0, n_param_ = 0, n_target_ = 0;
 

@@ -73,11 +73,19 @@ class Generator {
   }
 
   // Makes a finished inference program a training program: a loss and an
-  // optimizer step, as generation would have added them.
-  void add_training() {
-    g_.adopt();
+  // optimizer step, as generation would have added them. False, and the
+  // program unchanged, where an op reads the bits of a value computed from a
+  // param (GenContext::floats_exact): after the steps those bits are the
+  // backends' own.
+  bool add_training() {
     p_.train = TrainStep{};
+    g_.adopt();
+    if (!g_.inexact_bit_reads().empty()) {
+      p_.train.reset();
+      return false;
+    }
     add_training_step();
+    return true;
   }
 
  private:
@@ -112,6 +120,7 @@ class Generator {
     n.op = spec.name;
     size_t mark_nodes = current_block_size();
     if (!spec.generate(g_, spec, n)) return false;
+    if (spec.reads_bits && !g_.floats_exact(n)) return false;
     // A generate function may already have emitted guard nodes; those stay.
     (void)mark_nodes;
     return g_.emit(std::move(n)).has_value();
@@ -383,9 +392,10 @@ void grow_program(Program& p, Choices& choices, const GenPolicy& policy, int ops
   canonicalize(p);
 }
 
-void add_training_step(Program& p, Choices& choices, const GenPolicy& policy) {
-  Generator(p, choices, policy).add_training();
+bool add_training_step(Program& p, Choices& choices, const GenPolicy& policy) {
+  if (!Generator(p, choices, policy).add_training()) return false;
   canonicalize(p);
+  return true;
 }
 
 Program generate_program(const GenPolicy& policy, uint64_t seed) {

@@ -14,8 +14,9 @@ Program generate_program(const GenPolicy& policy, uint64_t seed);
 // For program mutation (generator/mutators/): the same op choice applied to a
 // finished program. grow_program appends `ops` random ops and chooses the
 // outputs again; add_training_step gives an inference program a loss and an
-// optimizer step. Both canonicalize; the caller verifies.
+// optimizer step (false, p unchanged, where an op reads the bits of a value a
+// param's steps would change). Both canonicalize; the caller verifies.
 void grow_program(Program& p, Choices& choices, const GenPolicy& policy, int ops);
-void add_training_step(Program& p, Choices& choices, const GenPolicy& policy);
+bool add_training_step(Program& p, Choices& choices, const GenPolicy& policy);
 
 }  // namespace dlfuzz

@@ -71,6 +71,12 @@ struct OpSpec {
   bool bool_ok = false;     // accepts bool tensors
   bool half_ok = true;      // has CPU kernels for f16 in LibTorch 1.13 (2.x has them all)
   bool torch2_only = false;  // added after 1.13: only in target=torch2 programs
+  // Its result turns its float operands' exact bits into an index, a truth
+  // value or an integer (argmax, argsort, logical_xor, view(dtype)): generated
+  // only of values with the same bits on every backend (GenContext::is_exact),
+  // since the last-bit differences of float arithmetic would then be compared
+  // exactly.
+  bool reads_bits = false;
   // Python / TorchScript spelling: "torch.add", "torch.nn.functional.gelu", or
   // ".add_" for a method on the first argument. Empty: same as python.
   std::string python;

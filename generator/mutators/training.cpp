@@ -34,8 +34,7 @@ bool training_mutator(Program& p, Choices& c, const GenPolicy& policy) {
     // Generation keeps in-place writes and half precision out of training
     // programs (autograd rejects many writes; 1.13's CPU kernels lack half grads).
     if (has_inplace_op(p) || (has_half_value(p) && p.target == Target::torch113)) return false;
-    add_training_step(p, c, policy);
-    return true;
+    return add_training_step(p, c, policy);
   }
   TrainStep& s = *p.train;
   switch (c.below(4)) {

@@ -74,6 +74,7 @@ void register_ops_bitcast(std::vector<OpSpec>& ops) {
   s.infer = infer_view_dtype;
   s.generate = gen_view_dtype;
   s.view = true;
+  s.reads_bits = true;
   s.bool_ok = true;
   s.differentiable = false;
   s.torch2_only = true;

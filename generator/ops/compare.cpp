@@ -46,17 +46,24 @@ OpSpec compare(const std::string& name, bool other_number) {
 
 void register_ops_compare(std::vector<OpSpec>& ops) {
   for (const char* name : {"eq", "ne", "lt", "le", "gt", "ge"}) ops.push_back(compare(name, true));
-  for (const char* name : {"logical_and", "logical_or", "logical_xor"}) ops.push_back(compare(name, false));
+  // A float is true where it is not zero, and computed zeros are often +-1e-8
+  // on another backend (group_norm of a constant group): logical ops read bits.
+  for (const char* name : {"logical_and", "logical_or", "logical_xor"}) {
+    ops.push_back(compare(name, false));
+    ops.back().reads_bits = true;
+  }
   OpSpec lnot = compare("logical_not", false);
   lnot.params = {T("self")};
   lnot.generate = gen_unary;
+  lnot.reads_bits = true;
   ops.push_back(lnot);
   OpSpec isnan = lnot;
+  isnan.reads_bits = false;
   isnan.name = "isnan";
   isnan.aten = "aten::isnan";
   isnan.python = "torch.isnan";
   ops.push_back(isnan);
-  OpSpec isfinite = lnot;
+  OpSpec isfinite = isnan;
   isfinite.name = "isfinite";
   isfinite.aten = "aten::isfinite";
   isfinite.python = "torch.isfinite";

@@ -139,6 +139,7 @@ void register_ops_dynamic(std::vector<OpSpec>& ops) {
                            infer_argsort, gen_argsort);
   argsort.family = "scan";
   argsort.differentiable = false;
+  argsort.reads_bits = true;
   argsort.half_ok = false;  // 1.13's CPU sort
   ops.push_back(argsort);
   OpSpec nonzero = dynamic("nonzero", {T("self"), count_param()}, infer_nonzero, gen_nonzero);

@@ -194,6 +194,7 @@ OpSpec reduction(const std::string& name, bool keepdim, bool dtype_param, bool f
   s.float_only = float_only;
   s.half_ok = half_ok;
   s.differentiable = !r.long_out;
+  s.reads_bits = r.long_out;
   s.bool_ok = !float_only && !r.long_out;  // argmax has no bool kernel in 1.13
   // Backward formulas that read the result: a later in-place write to it breaks them.
   s.saves_output = name == "prod" || name == "cumprod" || name == "amax" || name == "amin" || name == "std" ||
