@@ -46,12 +46,13 @@ struct PerfCandidate {
 };
 
 // Stage 1 over one evaluation's results (references and tests by name).
-// With `live` (the executor that ran them), a timed native runner the
-// unpaired calls did not make a candidate gets a second look: stage1_pairs
-// calls interleaved with its reference's in that worker (milliseconds for
-// LibTorch runners), whose ratio of medians decides. The unpaired calls ran
-// one runner after the other, so load and clock changes between them could
-// hide a slowdown; paired calls share them.
+// With `live` (the executor that ran them), a timed runner the unpaired
+// calls did not make a candidate gets a second look: stage1_pairs calls
+// interleaved with its reference's in that worker (milliseconds for LibTorch
+// runners; a recompile of both sides for Python ones), whose ratio of medians
+// decides. The unpaired calls ran one runner after the other, so load, clock
+// and the process's state between them could hide a slowdown; paired calls
+// share them.
 std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<RunResult>& results,
                                            const PerfOptions& o, Executor* live = nullptr);
 

@@ -10,11 +10,18 @@ runners/program_driver.cpp.
 """
 import logging
 import os
+import statistics
 import time
 
 import torch
 
 import dlfuzz_runtime as rt
+
+
+def median(xs):
+    """The median as oracles/perf_stats.cpp takes it (of an even count, the
+    mean of the middle two)."""
+    return statistics.median(xs)
 
 
 class Calls:
@@ -154,8 +161,7 @@ def profile_calls(meta, fn, n, trace_path):
     rows.sort(key=lambda r: -r[1])
     # The profiled calls' own time, the profiler's cost included: what the
     # rows add up to, beside the timed calls' median.
-    kept = sorted(times[1:])
-    result = {"ops": rows[:12], "call_ms": kept[len(kept) // 2]}
+    result = {"ops": rows[:12], "call_ms": median(times[1:])}
     if trace_path:
         os.makedirs(os.path.dirname(trace_path), exist_ok=True)
         prof.export_chrome_trace(trace_path)

@@ -331,7 +331,7 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
             if counters:
                 counters["recompiles"] = counters["graphs"] - graphs
             if meta.world > 1:  # a rank: its time in collectives per call (fold() takes the largest share)
-                counters["collective_ms"] = sorted(collective)[len(collective) // 2]
+                counters["collective_ms"] = timing.median(collective)
             result["counters"] = counters
         if profile_dir:
             path = os.path.join(profile_dir, runner + ".json")
@@ -485,7 +485,7 @@ def fold(runner, plan, param_shards, ranks):
     timed = [r.get("call_ms") or [] for r in ranks]
     if all(timed):
         out["call_ms"] = [max(t) for t in zip(*timed)]
-        medians = [sorted(t)[len(t) // 2] for t in timed]
+        medians = [timing.median(t) for t in timed]
         # Time in collectives, as dist_runner.cpp's fold: the largest share of a
         # rank's step, and that rank's milliseconds per call.
         share, collective = 0.0, 0.0

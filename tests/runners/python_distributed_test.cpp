@@ -184,7 +184,11 @@ TEST(PythonDistributed, EagerRanksEqualTheCppRanks) {
   // zero, tp; some with uneven shards) and
   // inference ones with explicit collectives (seed 28: an output that is a
   // view of a param, which the step updates after the output is taken).
+  // No NaN or Inf inputs: this compares the two runtimes' ranks, and 1.13 and
+  // 2.x differ on NaN (1.13's softshrink makes a NaN 0: pytorch#138385, fixed
+  // in 2.6), which is the version oracle's business.
   GenPolicy policy = policy_for_world(2);
+  policy.p_special_values = 0;
   const int kTrain = 6, kInfer = 12;
   int dp = 0, zero = 0, tp = 0, infer = 0, uneven = 0;
   for (uint64_t seed = 0; seed < 400 && (dp < kTrain || zero < kTrain || tp < kTrain || infer < kInfer); ++seed) {
