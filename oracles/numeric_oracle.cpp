@@ -126,6 +126,24 @@ ElementSlack adaptive_slack(const RunResult& ref, const RunResult& test, size_t 
     slack.excused[k] = std::fabs(gr.at(k)) <= zero && std::fabs(gt.at(k)) <= zero;
   return slack;
 }
+
+// Adam moved some param element apart on the slack alone (its last gradient
+// ~0 on both sides, the element beyond the usual tolerance). The last step's
+// outputs and gradients are computed from those params, so they differ by
+// whatever that drift becomes downstream (a campaign's output `x - 0.368 * w`
+// differed by 3.2e-5 where w's gradient was 4e-9 against 0 and Adam moved w
+// by 1.3e-4).
+bool params_drifted(const RunResult& ref, const RunResult& test, const NumericOptions& opt) {
+  for (size_t i = 0; i < ref.params.size() && i < test.params.size(); ++i) {
+    ElementSlack slack = adaptive_slack(ref, test, i, opt);
+    const HostTensor &a = ref.params[i], &b = test.params[i];
+    if (slack.excused.empty() || !a.defined || !b.defined || a.numel() != b.numel() || !is_float(a.dtype)) continue;
+    Tolerance tol = default_tolerance(a.dtype);
+    for (int64_t k = 0; k < a.numel(); ++k)
+      if (slack.excused[k] && std::fabs(a.at(k) - b.at(k)) > tol.atol + tol.rtol * std::fabs(a.at(k))) return true;
+  }
+  return false;
+}
 }  // namespace
 
 std::string numeric_symptom(const std::string& difference) {
@@ -162,6 +180,9 @@ std::optional<Finding> check_numeric(const RunResult& ref, const RunResult& test
     const std::vector<HostTensor>* f;
   };
   static const std::vector<HostTensor> none;
+  // Then float values of the outputs and gradients beyond tolerance are no
+  // finding; a NaN or Inf position, a shape or dtype still is.
+  const bool drifted = params_drifted(ref, test, opt);
   Part parts[] = {{"output", ref.outputs, test.outputs, fp64 ? &fp64->outputs : &none},
                   {"grad", ref.grads, test.grads, fp64 ? &fp64->grads : &none},
                   {"param", ref.params, test.params, fp64 ? &fp64->params : &none}};
@@ -174,6 +195,7 @@ std::optional<Finding> check_numeric(const RunResult& ref, const RunResult& test
       ElementSlack slack;
       if (part.name == std::string("param")) slack = adaptive_slack(ref, test, i, opt);
       std::string d = compare_tensor(part.r[i], part.t[i], pick(*part.f, i), opt, &slack);
+      if (drifted && part.name != std::string("param") && numeric_symptom(d).empty()) continue;
       if (!d.empty()) return finding(part.name, fmt::format("{} {}: {}", part.name, i, d), d);
     }
   }
