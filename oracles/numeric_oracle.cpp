@@ -90,7 +90,7 @@ std::string compare_tensor(const HostTensor& ref, const HostTensor& test, const 
     }
     double d = std::fabs(a - b);
     if (slack && static_cast<size_t>(i) < slack->excused.size() && slack->excused[i] && d <= slack->bound) continue;
-    if (d > tol.atol + tol.rtol * std::fabs(a)) {
+    if (beyond(tol, a, b)) {
       if (!is_float(ref.dtype)) return fmt::format("element {} differs: {} vs {} (exact dtype)", i, a, b);
       if (first_bad < 0) first_bad = i;
       ++bad;
@@ -133,14 +133,15 @@ ElementSlack adaptive_slack(const RunResult& ref, const RunResult& test, size_t 
 // whatever that drift becomes downstream (a campaign's output `x - 0.368 * w`
 // differed by 3.2e-5 where w's gradient was 4e-9 against 0 and Adam moved w
 // by 1.3e-4).
-bool params_drifted(const RunResult& ref, const RunResult& test, const NumericOptions& opt) {
-  for (size_t i = 0; i < ref.params.size() && i < test.params.size(); ++i) {
-    ElementSlack slack = adaptive_slack(ref, test, i, opt);
+// `slacks`: adaptive_slack of each param.
+bool params_drifted(const RunResult& ref, const RunResult& test, const std::vector<ElementSlack>& slacks) {
+  for (size_t i = 0; i < slacks.size() && i < test.params.size(); ++i) {
     const HostTensor &a = ref.params[i], &b = test.params[i];
-    if (slack.excused.empty() || !a.defined || !b.defined || a.numel() != b.numel() || !is_float(a.dtype)) continue;
+    if (slacks[i].excused.empty() || !a.defined || !b.defined || a.numel() != b.numel() || !is_float(a.dtype))
+      continue;
     Tolerance tol = default_tolerance(a.dtype);
     for (int64_t k = 0; k < a.numel(); ++k)
-      if (slack.excused[k] && std::fabs(a.at(k) - b.at(k)) > tol.atol + tol.rtol * std::fabs(a.at(k))) return true;
+      if (slacks[i].excused[k] && beyond(tol, a.at(k), b.at(k))) return true;
   }
   return false;
 }
@@ -182,7 +183,9 @@ std::optional<Finding> check_numeric(const RunResult& ref, const RunResult& test
   static const std::vector<HostTensor> none;
   // Then float values of the outputs and gradients beyond tolerance are no
   // finding; a NaN or Inf position, a shape or dtype still is.
-  const bool drifted = params_drifted(ref, test, opt);
+  std::vector<ElementSlack> param_slacks(ref.params.size());
+  for (size_t i = 0; i < param_slacks.size(); ++i) param_slacks[i] = adaptive_slack(ref, test, i, opt);
+  const bool drifted = params_drifted(ref, test, param_slacks);
   Part parts[] = {{"output", ref.outputs, test.outputs, fp64 ? &fp64->outputs : &none},
                   {"grad", ref.grads, test.grads, fp64 ? &fp64->grads : &none},
                   {"param", ref.params, test.params, fp64 ? &fp64->params : &none}};
@@ -192,9 +195,8 @@ std::optional<Finding> check_numeric(const RunResult& ref, const RunResult& test
       return finding(part.name, d, d);
     }
     for (size_t i = 0; i < part.r.size(); ++i) {
-      ElementSlack slack;
-      if (part.name == std::string("param")) slack = adaptive_slack(ref, test, i, opt);
-      std::string d = compare_tensor(part.r[i], part.t[i], pick(*part.f, i), opt, &slack);
+      const ElementSlack* slack = part.name == std::string("param") ? &param_slacks[i] : nullptr;
+      std::string d = compare_tensor(part.r[i], part.t[i], pick(*part.f, i), opt, slack);
       if (drifted && part.name != std::string("param") && numeric_symptom(d).empty()) continue;
       if (!d.empty()) return finding(part.name, fmt::format("{} {}: {}", part.name, i, d), d);
     }

@@ -1,5 +1,7 @@
 // Dtype-aware tolerances: torch.testing.assert_close's defaults.
 #pragma once
+#include <cmath>
+
 #include "generator/dtype.h"
 
 namespace dlfuzz {
@@ -16,6 +18,11 @@ inline Tolerance default_tolerance(DType t) {
     case DType::f64: return {1e-7, 1e-7};
     default: return {0, 0};  // integers and bools: exact
   }
+}
+
+// |ref - test| beyond atol + rtol * |ref|, as torch.testing.assert_close judges.
+inline bool beyond(const Tolerance& tol, double ref, double test) {
+  return std::fabs(ref - test) > tol.atol + tol.rtol * std::fabs(ref);
 }
 
 }  // namespace dlfuzz
