@@ -18,6 +18,8 @@ Configurations (--configs, comma-separated):
   ...-own   suffix: each kernel built by its own g++ run, as Inductor does
             (DLFUZZ_ONE_KERNEL_MODULE=0; without it a graph's kernels are one
             module: runners/python/one_kernel_module.py), e.g. batch8-own
+  ...-old   suffix: batches as before nested graph breaks: programs with
+            `if`, `.item()` or dropout run alone, e.g. batch8-old
 """
 import argparse
 import json
@@ -53,6 +55,7 @@ def metric_sums():
     now = dict(SEEN)
     for k, v in torch._dynamo.utils.compilation_time_metrics.items():
         now[k] = now.get(k, 0.0) + sum(v)
+        now[k + "#"] = now.get(k + "#", 0) + len(v)  # how many times it ran
     return now
 
 
@@ -83,7 +86,8 @@ def compile_phases(before, after):
     compile_inner, user = d.get("_compile.compile_inner", 0.0), d.get("OutputGraph.call_user_compiler", 0.0)
     backward, inductor = d.get("backward._backward_impl", 0.0), d.get("compile_fx_inner", 0.0)
     return {"dynamo": compile_inner - user, "aot": max(0.0, user + backward - inductor),
-            "lower": inductor, "cxx": d.get("compile_file", 0.0), "compiling": compile_inner + backward}
+            "lower": inductor, "cxx": d.get("compile_file", 0.0), "compiling": compile_inner + backward,
+            "graphs": d.get("compile_fx_inner#", 0)}
 
 
 def child(config, files, runner):
@@ -100,10 +104,13 @@ def child(config, files, runner):
     worker.warm_compiler()
     sums["warm"] = time.perf_counter() - t
     sums["cxx_runs"] = 0  # the programs' own, not the warm-up's
+    sums["graphs"] = 0
     count_cxx_runs(sums)
     programs = [json.load(open(f)) for f in files]
-    name = config.removesuffix("-own")
+    name = config.split("-")[0]
     batch = int(name[5:]) if name.startswith("batch") else 1
+    if config.endswith("-old"):
+        batch_as_before()
     ok = 0
     for i in range(0, len(programs), batch):
         chunk = programs[i:i + batch]
@@ -119,7 +126,7 @@ def child(config, files, runner):
         refs = sum(rs[0]["total_ms"] + rs[1]["total_ms"] for rs in results) / 1000
         sums["eager"] += sum(rs[0]["total_ms"] for rs in results) / 1000
         sums["eager64"] += sum(rs[1]["total_ms"] for rs in results) / 1000
-        for k in ("dynamo", "aot", "lower", "cxx"):
+        for k in ("dynamo", "aot", "lower", "cxx", "graphs"):
             sums[k] += phases[k]
         sums["calls"] += max(0.0, wall - refs - phases["compiling"])
         t = time.perf_counter()
@@ -133,9 +140,29 @@ def child(config, files, runner):
     print("PHASES " + json.dumps(sums))
 
 
+def batch_as_before():
+    """batching.py's rules before nested graph breaks (the -old suffix)."""
+    import contextlib
+
+    import batching
+    unbatchable = ("if bool(", ".item()", "torch.dropout(")
+
+    def combined_function(fns, arities):
+        def batched(*args):
+            outs, offset = [], 0
+            for fn, n in zip(fns, arities):
+                outs.append(tuple(fn(*args[offset:offset + n])))
+                offset += n
+            return tuple(outs)
+        return batched
+    batching.batchable = lambda p: int(p["world"]) == 1 and not any(s in p["function"] for s in unbatchable)
+    batching.combined_function = combined_function
+    batching.nested_breaks = contextlib.nullcontext
+
+
 def make_programs(dlfuzz, seed, count, target, out):
-    subprocess.run([dlfuzz, "gen", "--seed", str(seed), "--count", str(count), "--target", target, "-o", out], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([dlfuzz, "gen", "--seed", str(seed), "--count", str(count), "--target", target, "-o", out],
+                   check=True, stdout=subprocess.DEVNULL)
     files = []
     for name in sorted(os.listdir(out)):
         if name.endswith(".dlf"):
@@ -164,7 +191,7 @@ def main():
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp(prefix="dlfuzz_inductor_"))
         if config.startswith("threads1"):
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
-        if config.endswith("-own"):
+        if "-own" in config:
             env["DLFUZZ_ONE_KERNEL_MODULE"] = "0"
         out = subprocess.run([sys.executable, os.path.abspath(__file__), "--runner", args.runner, "--child", config]
                              + files, env=env, capture_output=True, text=True)
@@ -182,6 +209,8 @@ def main():
     print(f"{'g++ runs (one per C++ kernel module)':<46}" + "".join(f"{columns[n]['cxx_runs']:>12}" for n in names))
     print(f"{'g++ runs per program':<46}" + "".join(f"{columns[n]['cxx_runs'] / columns[n]['programs']:>12.1f}"
                                                     for n in names))
+    print(f"{'graphs Inductor compiled (forward, backward)':<46}" + "".join(f"{columns[n]['graphs']:>12}"
+                                                                    for n in names))
     print(f"{'compiled runs ok':<46}" + "".join(f"{columns[n]['compiled_ok']:>12}" for n in names))
     print(f"{'programs per minute':<46}" + "".join(f"{60 * columns[n]['programs'] / columns[n]['total']:>12.1f}"
                                                   for n in names))

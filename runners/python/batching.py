@@ -8,37 +8,68 @@ outputs as a tuple of tuples, and a training step backpropagates the sum of
 the losses of the programs still stepping (d sum / d loss_k = 1, so each
 param's gradient is its own program's). worker.py's run_batch decides which
 programs may join and re-runs a batch that failed one program at a time.
+
+A graph break inside one program (a data-dependent `if`, `.item()`) does not
+keep it out: the combined function is straight-line code and is compiled with
+Dynamo's nested_graph_breaks, so the graph ends at the break and the next one
+starts right after it, in the same program; K programs with B breaks make
+B + 1 graphs, not K + B.
 """
+import contextlib
+
 import torch
 
 import dlfuzz_runtime as rt
 
-
-# What a batched function may not hold: a data-dependent `if` or `.item()`
-# (graph breaks: the batch would be compiled in pieces and gain nothing), and
-# random ops (dropout: the programs of a batch would share one random stream,
-# each drawing what the one before it left).
-UNBATCHABLE = ("if bool(", ".item()", "torch.dropout(")
+# A random op (dropout, at most one per program) draws from the generator
+# every run seeds with manual_seed(0): in a batch only the first program may
+# draw, so that it draws what it draws alone.
+RANDOM = "torch.dropout("
 
 
 def batchable(program):
-    """One rank, and nothing of UNBATCHABLE in its function."""
-    return int(program["world"]) == 1 and not any(s in program["function"] for s in UNBATCHABLE)
+    """One rank (rank programs run in processes of their own)."""
+    return int(program["world"]) == 1
+
+
+def draws_random(program):
+    return RANDOM in program["function"]
+
+
+def arrange(programs):
+    """Indices into programs, as batches: at most one random program in each,
+    and first; every other program joins the first batch. A batch of one is a
+    program alone."""
+    random = [k for k, p in enumerate(programs) if draws_random(p)]
+    plain = [k for k, p in enumerate(programs) if not draws_random(p)]
+    if not random:
+        return [plain] if plain else []
+    return [[random[0]] + plain] + [[k] for k in random[1:]]
 
 
 def combined_function(fns, arities):
-    """fns[k] called on its arities[k] arguments, in order; a tuple of their output tuples."""
-    fns, arities = list(fns), list(arities)
+    """fns[k] called on its arities[k] arguments, in order; a tuple of their
+    output tuples. Generated as straight-line code: Dynamo resumes after a
+    graph break in one program only outside of loops."""
+    args, body, offset = [], [], 0
+    for k, n in enumerate(arities):
+        names = [f"a{offset + i}" for i in range(n)]
+        args += names
+        body.append(f"    o{k} = tuple(f{k}({', '.join(names)}))")
+        offset += n
+    outs = "".join(f"o{k}, " for k in range(len(fns)))
+    source = f"def batched({', '.join(args)}):\n" + "\n".join(body) + f"\n    return ({outs})\n"
+    scope = {f"f{k}": fn for k, fn in enumerate(fns)}
+    exec(compile(source, "<dlfuzz batch>", "exec"), scope)
+    return scope["batched"]
 
-    def batched(*args):
-        outs = []
-        offset = 0
-        for fn, n in zip(fns, arities):
-            outs.append(tuple(fn(*args[offset:offset + n])))
-            offset += n
-        return tuple(outs)
 
-    return batched
+def nested_breaks():
+    """The settings a batched call compiles under (see the module's text)."""
+    config = getattr(getattr(torch, "_dynamo", None), "config", None)
+    if config is None or not hasattr(config, "nested_graph_breaks"):
+        return contextlib.nullcontext()
+    return config.patch(nested_graph_breaks=True)
 
 
 def run_batched(metas, fn):
@@ -46,12 +77,14 @@ def run_batched(metas, fn):
     dlfuzz_runtime.run runs one program: returns one {"outputs", "losses",
     "grads", "params", "digests"} per program. Training programs step each with
     their own optimizer; a program with fewer steps stops stepping (the
-    combined function still computes its outputs, which are then dropped)."""
+    combined function still computes its outputs, which are then dropped).
+    The generator is seeded before every call, as run does (arrange)."""
     inputs = [rt.build_inputs(m) for m in metas]
     results = [{"outputs": [], "losses": [], "grads": [], "params": [], "digests": []} for _ in metas]
     train = [m.train is not None for m in metas]
     if not any(train):
-        with torch.no_grad():
+        with torch.no_grad(), nested_breaks():
+            torch.manual_seed(0)
             outs = fn(*[x for xs in inputs for x in xs])
         for r, o in zip(results, outs):
             r["outputs"] = list(o)
@@ -68,7 +101,9 @@ def run_batched(metas, fn):
         for ps in params:
             for p in ps:
                 p.grad = None
-        outs = fn(*[x if x.requires_grad else x.clone() for xs in inputs for x in xs])
+        torch.manual_seed(0)
+        with nested_breaks():
+            outs = fn(*[x if x.requires_grad else x.clone() for xs in inputs for x in xs])
         active = [k for k in range(len(metas)) if step < steps[k]]
         total = None
         for k in active:

@@ -451,8 +451,8 @@ def run_batch(programs, runners, warmup):
     """Every program through every runner, yielded runner-major (for each runner,
     each program's result) as soon as it is known. Eager runners run each
     program alone; a batched compiled runner takes the programs eager ran that
-    may be batched (batching.batchable), inference and training apart; the
-    rest, and a batch that failed, run alone."""
+    may be batched (batching.batchable), inference and training apart, in
+    batching.arrange's batches; the rest, and a batch that failed, run alone."""
     eager_ok = [True] * len(programs)
     for runner in runners:
         if runner not in BATCHED_RUNNERS:
@@ -466,8 +466,10 @@ def run_batch(programs, runners, warmup):
         members = [k for k, p in enumerate(programs) if eager_ok[k] and batching.batchable(p)]
         for train in (False, True):
             group = [k for k in members if (programs[k]["train"] is not None) == train]
-            got = run_compiled_batch(runner, [programs[k] for k in group], warmup) if len(group) > 1 else None
-            batched.update(zip(group, got or []))
+            for batch in batching.arrange([programs[k] for k in group]):
+                batch = [group[i] for i in batch]
+                got = run_compiled_batch(runner, [programs[k] for k in batch], warmup) if len(batch) > 1 else None
+                batched.update(zip(batch, got or []))
         for k, program in enumerate(programs):
             yield batched[k] if k in batched else run_one(runner, program, warmup)
 

@@ -34,6 +34,8 @@ TRAIN_ADAM = program(TRAIN_SRC, [X, W], [1], ["adam", 0.01, 0.0, 0.0, 1], seed=7
 # Shapes fixed by a literal: eager rejects another batch.
 FIXED = program("def program(x0):\n    return (torch.reshape(x0, [12]),)\n", [X])
 BRANCHY = program("def program(x0):\n    if bool(torch.sum(x0) > 0):\n        return (x0,)\n    return (-x0,)\n", [X])
+ITEM = program("def program(x0):\n    return (x0 * torch.max(x0).item(),)\n", [X])
+DROPOUT = program("def program(x0):\n    return (torch.dropout(x0, 0.5, True),)\n", [X])
 
 
 def alone(p):
@@ -72,16 +74,48 @@ class Batched(unittest.TestCase):
 
     def test_batchable(self):
         self.assertTrue(batching.batchable(INFER))
-        self.assertFalse(batching.batchable(BRANCHY))
+        self.assertTrue(batching.batchable(BRANCHY))
         self.assertFalse(batching.batchable(dict(INFER, world=2)))
+
+    def test_a_random_program_is_first_and_alone_of_its_kind_in_a_batch(self):
+        self.assertEqual(batching.arrange([INFER, DROPOUT, INFER2, DROPOUT]), [[1, 0, 2], [3]])
+        self.assertEqual(batching.arrange([INFER, INFER2]), [[0, 1]])
+        self.assertEqual(batching.arrange([]), [])
+
+    def test_the_first_program_draws_what_it_draws_alone(self):
+        self.check_batch_equals_alone([DROPOUT, INFER2])
+        mask = alone(DROPOUT)["outputs"][0] == 0
+        self.assertTrue(0 < int(mask.sum()) < mask.numel())  # it did draw
+
+    @unittest.skipUnless(HAS_COMPILE and hasattr(torch._dynamo.config, "nested_graph_breaks"),
+                         "nested graph breaks need Dynamo")
+    def test_a_graph_break_splits_the_batch_where_it_is_not_per_program(self):
+        # Breaks in BRANCHY and ITEM: 3 graphs for the 4 programs (2 breaks + 1),
+        # where alone they compile to 1 + 2 + 2 + 1.
+        graphs = []
+
+        def count(gm, example_inputs):
+            graphs.append(gm)
+            return gm
+        programs = [INFER, BRANCHY, ITEM, INFER2]
+        loaded = [worker.load(p, False) for p in programs]
+        metas = [m for m, _ in loaded]
+        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas])
+        try:
+            got = batching.run_batched(metas, torch.compile(fn, backend=count))
+        finally:
+            torch._dynamo.reset()
+        self.assertEqual(len(graphs), 3)
+        for p, g in zip(programs, got):
+            self.assertTrue(same(g["outputs"], alone(p)["outputs"]))
 
     @unittest.skipUnless(HAS_COMPILE, "torch.compile needs PyTorch 2.x")
     def test_run_batch_yields_runner_major_and_matches_alone(self):
-        programs = [INFER, INFER2, TRAIN_SGD, TRAIN_ADAM, BRANCHY]
+        programs = [INFER, INFER2, TRAIN_SGD, TRAIN_ADAM, BRANCHY, DROPOUT, ITEM, DROPOUT]
         runners = ["py-eager", "aot-eager"]
         results = list(worker.run_batch(programs, runners, 1))
-        self.assertEqual([r["runner"] for r in results], ["py-eager"] * 5 + ["aot-eager"] * 5)
-        for p, r in zip(programs, results[5:]):
+        self.assertEqual([r["runner"] for r in results], ["py-eager"] * 8 + ["aot-eager"] * 8)
+        for p, r in zip(programs, results[8:]):
             self.assertEqual(r["status"], "ok", r["error"])
             want = worker.run_one("aot-eager", p, 1)
             for key in ("outputs", "grads", "params"):
