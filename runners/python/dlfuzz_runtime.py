@@ -144,7 +144,8 @@ def collective_ms():
     """Milliseconds this process has spent in c10d calls so far (the timing
     oracle's time in collectives: a rank that waits for another waits there).
     A collective traced into a compiled region is part of that region's
-    time, not counted here; on cuda an NCCL call is timed until it is queued."""
+    time, not counted here (timing.profiled_collective_ms counts those); on
+    cuda an NCCL call is timed until it is queued."""
     return _collective_ms
 
 

@@ -86,6 +86,35 @@ def time_paired(meta, fns, pairs):
     return times
 
 
+# c10d's dispatcher ops, on the calling thread: eager's (c10d::allreduce_, ...)
+# and compiled code's functional collectives (_c10d_functional::all_reduce and
+# the wait_tensor where a rank waits for the others).
+COLLECTIVE_OPS = ("c10d::", "_c10d_functional::")
+
+
+def profiled_collective_ms(meta, fn, n):
+    """The median ms per call spent in collectives over n profiled calls, read
+    from the profiler's events: what collective_ms cannot see when Dynamo traced
+    the collectives into a compiled region. An op inside another collective op
+    counts once (its outermost)."""
+    calls = Calls(meta)
+    per_call = []
+    for _ in range(n):
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            calls.call(fn)
+        us = 0.0
+        for e in prof.events():
+            if not e.name.startswith(COLLECTIVE_OPS):
+                continue
+            parent = e.cpu_parent
+            while parent is not None and not parent.name.startswith(COLLECTIVE_OPS):
+                parent = parent.cpu_parent
+            if parent is None:
+                us += e.cpu_time_total
+        per_call.append(us / 1000)
+    return median(per_call)
+
+
 def reset_counters():
     if hasattr(torch, "_dynamo"):
         torch._dynamo.utils.counters.clear()

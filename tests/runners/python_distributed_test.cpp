@@ -221,6 +221,13 @@ TEST(PythonDistributed, TimedStepsSayHowMuchIsCollectives) {
   EXPECT_GT(rs[0].counters["collective_share"], 0);
   EXPECT_LE(rs[0].counters["collective_share"], 1);
   EXPECT_GE(rs[0].counters["rank_skew"], 1);
+  // Compiled, the collectives are traced into the graph, out of the clock
+  // around dlfuzz's collective calls: the profiler counts them.
+  auto compiled = ex.run(parse(kCollectives), {"py-eager", "aot-eager"});
+  ASSERT_TRUE(compiled[1].ok()) << compiled[1].error;
+  EXPECT_GT(compiled[1].counters["collective_ms"], 0);
+  EXPECT_GT(compiled[1].counters["collective_share"], 0);
+  EXPECT_LE(compiled[1].counters["collective_share"], 1);
 }
 
 TEST(PythonDistributed, InductorRunsOverRanksAndLeavesNoProcessBehind) {
