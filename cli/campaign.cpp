@@ -17,6 +17,7 @@
 
 #include "cli/lanes.h"
 #include "cli/policy_options.h"
+#include "cli/python_env_check.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "oracles/evaluate.h"
@@ -229,6 +230,18 @@ int run_campaign(const CampaignOptions& opt) {
   if (!opt.envs.empty()) config["envs"] = opt.envs;
   if (opt.perf) config["perf_threshold"] = opt.perf_options.threshold;
   if (!opt.corpus.empty()) config["corpus_programs"] = opt.corpus.size();
+  // What Inductor gets in a plain process of this install: stored with the
+  // campaign, its warnings printed before and after.
+  nlohmann::json python_env = nlohmann::json::object();
+  if (!python.empty()) {
+    python_env = cli::check_python_env(eo);
+    config["python_environment"] = python_env;
+    if (python_env.contains("error"))
+      std::cerr << "dlfuzz fuzz: the environment check did not run: " << python_env["error"].get<std::string>()
+                << "\n";
+    for (const auto& w : python_env.value("warnings", nlohmann::json::array()))
+      std::cerr << "dlfuzz fuzz: warning: " << w.get<std::string>() << "\n";
+  }
   Shared sh;
   sh.store = store.get();
   try {
@@ -313,6 +326,8 @@ int run_campaign(const CampaignOptions& opt) {
   std::cout << fmt::format("dlfuzz fuzz: {} programs in {:.0f} s ({:.1f}/s), runners {}\n", sh.programs, secs,
                            sh.programs / std::max(secs, 1e-9), fmt::join(opt.runners, ","));
   if (!python.empty()) std::cout << fmt::format("  {} of them through PyTorch 2.x's compilers\n", sh.python_programs);
+  for (const auto& w : python_env.value("warnings", nlohmann::json::array()))
+    std::cout << "  environment: " << w.get<std::string>() << "\n";
   if (!opt.corpus.empty())
     std::cout << fmt::format("  {} of them mutants of the {} corpus programs\n", sh.mutants, opt.corpus.size());
   std::cout << fmt::format("  {} findings ({} flaky), {} unique bugs, {} new to {}\n", sh.findings, sh.flaky,

@@ -11,12 +11,14 @@
 #include "cli/campaign.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
+#include "cli/python_env_check.h"
 #include "generator/dlf.h"
 #include "generator/generator.h"
 #include "oracles/evaluate.h"
 #include "oracles/perf_compare.h"
 #include "oracles/perf_stats.h"
 #include "runners/plugin_runner.h"
+#include "runners/runner_spec.h"
 #include "triage/junit.h"
 #include "triage/report.h"
 #include "triage/store.h"
@@ -68,6 +70,21 @@ int run_gate(const GateOptions& opt) {
   eo.timeout_ms = opt.timeout_ms;
   eo.timed_calls = 5;  // steady-state calls: compilation and warm-up are not the candidate's speed
   Executor ex(eo);
+  // A gate over PyTorch 2.x compares timings users would not get from a
+  // broken install: say so (cli/python_env_check.h).
+  std::string environment;
+  bool python = false;
+  for (const std::string& r : {opt.baseline, candidate}) {
+    auto spec = parse_runner(r);
+    python = python || (spec && spec->worker() == WorkerKind::python);
+  }
+  if (python) {
+    nlohmann::json env = cli::check_python_env(eo);
+    if (env.contains("error")) environment = "not checked: " + env["error"].get<std::string>();
+    for (const auto& w : env.value("warnings", nlohmann::json::array()))
+      environment += (environment.empty() ? "" : "; ") + w.get<std::string>();
+    if (!environment.empty()) std::cout << "gate: environment: " << environment << "\n";
+  }
   int64_t campaign = store->begin_campaign(
       fmt::format(R"({{"gate":true,"baseline":"{}","candidate":"{}"}})", opt.baseline, candidate), "");
   std::vector<GenPolicy> policies;
@@ -147,6 +164,7 @@ int run_gate(const GateOptions& opt) {
   }
   suite.cases.push_back(pc);
   suite.properties.push_back({"versions", versions});
+  if (!environment.empty()) suite.properties.push_back({"environment", environment});
   bool junit_written = opt.junit.empty() || cli::write_output("dlfuzz gate", opt.junit, junit_xml(suite));
   if (!opt.junit.empty() && junit_written) std::cout << "gate: JUnit report " << opt.junit << "\n";
   std::cout << fmt::format("gate: {} programs, {} new finding(s); {}\n", programs, found.size(), perf_line);

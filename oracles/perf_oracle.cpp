@@ -130,7 +130,7 @@ std::string hot_op_name(const std::string& key) {
   return s;
 }
 
-std::string perf_kind(const RunResult& test) {
+std::string perf_kind(const RunResult& test, const std::string& device) {
   // Recompiles on most steady-state calls: a guard no call passes twice.
   // One or two (a Python float from .item() that is sometimes 0.0, which
   // Dynamo specializes) settle into the cache and are not the slowness.
@@ -144,6 +144,12 @@ std::string perf_kind(const RunResult& test) {
       counter(test, "fusion_groups") == 0 && counter(test, "nodes_outside_fusion") > 1 &&
       counter(test, "differentiable_graphs") == 0)
     return "unfused";
+  // Inductor generated C++ kernels and vectorized none: scalar loops where
+  // ATen's eager kernels use AVX2/AVX-512 (an op its vectorizer gives up on,
+  // or an install whose ISA probe failed: runners/python/env_check.py).
+  if (test.runner.rfind("inductor", 0) == 0 && test.counters.count("cpp_vec_kernels") &&
+      counter(test, "kernels") > 0 && counter(test, "cpp_vec_kernels") == 0 && device == "cpu")
+    return "unvectorized";
   return "slower";
 }
 
@@ -165,7 +171,7 @@ std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<R
     double base = *std::min_element(ref->call_ms.begin(), ref->call_ms.end());
     if (base <= 0) continue;
     double fastest = *std::min_element(test.call_ms.begin(), test.call_ms.end());
-    PerfCandidate c{ref_name, test.runner, perf_kind(test), fastest / base};
+    PerfCandidate c{ref_name, test.runner, perf_kind(test, p.device), fastest / base};
     // Too slow by the rough ratio, or a signal that says "not optimized" and
     // at least not faster: worth the paired timing. The rough ratio is cut
     // at half the threshold: stage 2 decides.

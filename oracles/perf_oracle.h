@@ -56,9 +56,10 @@ struct PerfCandidate {
 std::vector<PerfCandidate> perf_candidates(const Program& p, const std::vector<RunResult>& results,
                                            const PerfOptions& o, Executor* live = nullptr);
 
-// What a signal says about a compiled run: "recompiles" (on most timed
-// calls), "graph-break", "unfused", or "slower" when no signal says more.
-std::string perf_kind(const RunResult& test);
+// What a signal says about a compiled run on `device`: "recompiles" (on most
+// timed calls), "graph-break", "unfused" (NNC), "unvectorized" (Inductor's C++
+// kernels all scalar), or "slower" when no signal says more.
+std::string perf_kind(const RunResult& test, const std::string& device = "cpu");
 
 // Stage 2 in fresh workers made from `ex`. nullopt when not confirmed.
 std::optional<Finding> confirm_performance(const ExecutorOptions& ex, const Program& p, const PerfCandidate& c,

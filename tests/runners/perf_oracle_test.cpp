@@ -209,6 +209,24 @@ TEST(PerfOracle, RecompilesMeansMostTimedCalls) {
   EXPECT_EQ(perf_kind(r), "slower");
 }
 
+TEST(PerfOracle, UnvectorizedMeansInductorsCppKernelsAllScalar) {
+  RunResult r;
+  r.runner = "inductor";
+  r.call_ms = {1, 1, 1, 1, 1};
+  r.counters = {{"kernels", 3}, {"cpp_vec_kernels", 0}};
+  EXPECT_EQ(perf_kind(r), "unvectorized");
+  EXPECT_EQ(perf_kind(r, "cuda"), "slower") << "Triton kernels are not C++ kernels";
+  r.counters["cpp_vec_kernels"] = 1;
+  EXPECT_EQ(perf_kind(r), "slower") << "one vectorized kernel of three";
+  r.counters = {{"kernels", 0}, {"cpp_vec_kernels", 0}};
+  EXPECT_EQ(perf_kind(r), "slower") << "no kernel generated (all extern calls)";
+  r.counters = {{"kernels", 3}};
+  EXPECT_EQ(perf_kind(r), "slower") << "a torch without the counter";
+  r.runner = "aot-eager";
+  r.counters = {{"kernels", 3}, {"cpp_vec_kernels", 0}};
+  EXPECT_EQ(perf_kind(r), "slower");
+}
+
 TEST(PerfOracle, HotOpNamesDropKernelNumbering) {
   EXPECT_EQ(hot_op_name("cpp_fused_add_mul_sin_0"), "fused add mul sin");
   EXPECT_EQ(hot_op_name("triton_poi_fused_relu_12"), "fused relu");
