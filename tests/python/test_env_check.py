@@ -29,7 +29,8 @@ class Warnings(unittest.TestCase):
         self.assertEqual(env_check.warnings_of({"aten": "DEFAULT", "isa": "INVALID_VEC_ISA"}), [])
 
     def test_a_libtorch_found_before_the_installs_own_is_named(self):
-        w = env_check.warnings_of({"linked_libtorch_cpu": "/usr/lib/x86_64-linux-gnu", "own_lib_dir": "/venv/torch/lib"})
+        w = env_check.warnings_of({"linked_libtorch_cpu": "/usr/lib/x86_64-linux-gnu",
+                                   "own_lib_dir": "/venv/torch/lib"})
         self.assertEqual(len(w), 1)
         self.assertIn("/usr/lib/x86_64-linux-gnu", w[0])
         self.assertEqual(env_check.warnings_of({"linked_libtorch_cpu": "/a", "own_lib_dir": "/a"}), [])
