@@ -74,7 +74,7 @@ def probe_isa():
     """Inductor's vector ISA in a plain process, and why its probe failed."""
     with tempfile.TemporaryDirectory(prefix="dlfuzz-isa-") as cache:
         out = subprocess.run([sys.executable, "-c", PICK_ISA], env=plain_env(cache), capture_output=True,
-                             text=True, timeout=600)
+                             text=True, timeout=180)
         if out.returncode != 0:
             return {"isa": "", "aten": "", "probe_errors": out.stderr.strip().splitlines()[-1:]}
         picked = json.loads(out.stdout.strip().splitlines()[-1])
