@@ -20,6 +20,9 @@ Configurations (--configs, comma-separated):
             module: runners/python/one_kernel_module.py), e.g. batch8-own
   ...-old   suffix: batches as before nested graph breaks: programs with
             `if`, `.item()` or dropout run alone, e.g. batch8-old
+  ...-unshared  suffix: with several --runner (inductor,aot-eager), each
+            traces the batch itself instead of sharing one Dynamo trace
+            (runners/python/shared_trace.py), e.g. batch8-unshared
 """
 import argparse
 import json
@@ -90,7 +93,7 @@ def compile_phases(before, after):
             "graphs": d.get("compile_fx_inner#", 0)}
 
 
-def child(config, files, runner):
+def child(config, files, compiled):
     """One configuration in this process; prints its phase sums as JSON."""
     t0 = time.perf_counter()
     sys.path.insert(0, WORKER_DIR)
@@ -111,16 +114,18 @@ def child(config, files, runner):
     batch = int(name[5:]) if name.startswith("batch") else 1
     if config.endswith("-old"):
         batch_as_before()
+    runners = ["py-eager", "py-eager64"] + compiled.split(",")
+    shared = {} if "-unshared" in config else worker.shared_trace.BACKENDS
     ok = 0
     for i in range(0, len(programs), batch):
         chunk = programs[i:i + batch]
         before = metric_sums()
         t = time.perf_counter()
         if batch == 1:
-            results = [[worker.run_one(r, chunk[0], 2) for r in ("py-eager", "py-eager64", runner)]]
+            results = [[worker.run_one(r, chunk[0], 2) for r in runners]]
         else:
-            flat = list(worker.run_batch(chunk, ["py-eager", "py-eager64", runner], 2))
-            results = [[flat[j * len(chunk) + k] for j in range(3)] for k in range(len(chunk))]
+            flat = list(worker.run_batch(chunk, runners, 2, shared=shared))
+            results = [[flat[j * len(chunk) + k] for j in range(len(runners))] for k in range(len(chunk))]
         wall = time.perf_counter() - t
         phases = compile_phases(before, metric_sums())
         refs = sum(rs[0]["total_ms"] + rs[1]["total_ms"] for rs in results) / 1000
@@ -134,7 +139,7 @@ def child(config, files, runner):
             for r in rs:
                 worker.encode(r)
         sums["ipc"] += time.perf_counter() - t
-        ok += sum(rs[2]["status"] == "ok" for rs in results)
+        ok += sum(r["status"] == "ok" for rs in results for r in rs[2:])
     sums["total"] = time.perf_counter() - t0
     sums["programs"], sums["compiled_ok"] = len(programs), ok
     print("PHASES " + json.dumps(sums))
@@ -177,7 +182,7 @@ def main():
     ap.add_argument("--dlfuzz", default=os.path.join(HERE, "..", "build", "dlfuzz"))
     ap.add_argument("--seed", type=int, default=500)
     ap.add_argument("--count", type=int, default=20)
-    ap.add_argument("--runner", default="inductor")
+    ap.add_argument("--runner", default="inductor", help="compiled runners, comma-separated")
     ap.add_argument("--target", default="torch2", help="the programs' PyTorch, as the Python lane writes them")
     ap.add_argument("--configs", default="alone,batch8")
     ap.add_argument("--child", help=argparse.SUPPRESS)

@@ -94,24 +94,40 @@ std::vector<RunResult> Executor::run_paired(const Program& p, const std::vector<
 }
 
 namespace {
-bool compiles(const std::string& python_runner) { return python_runner != "py-eager" && python_runner != "py-eager64"; }
+bool compiles(const std::string& python_runner) { return python_runner.rfind("py-eager", 0) != 0; }
+bool uses_inductor(const std::string& python_runner) {
+  return python_runner.find("inductor") != std::string::npos || python_runner == "aoti";
+}
+
+// What a Python worker's warm-up must compile for `names`: Inductor (its first
+// compile takes 15 s to a minute), Dynamo and AOTAutograd only, or nothing.
+std::string warm_kind(const std::vector<std::string>& names) {
+  if (std::any_of(names.begin(), names.end(), uses_inductor)) return "inductor";
+  return std::any_of(names.begin(), names.end(), compiles) ? "dynamo" : "";
+}
 }  // namespace
 
 // The worker of `env`, started on first use. A Python worker about to compile
 // makes its first compile before any program (warm_compiler in worker.py), so
-// that no program's timeout pays for it.
+// that no program's timeout pays for it: only the compilers `names` use, and
+// Inductor when a later request first needs it.
 WorkerProcess& Executor::worker_for(const WorkerEnv& env, const std::vector<std::string>& names) {
   bool python = env.kind == WorkerKind::python;
-  auto& worker = workers_[std::string(worker_kind_name(env.kind)) + ":" + env.path];
+  std::string key = std::string(worker_kind_name(env.kind)) + ":" + env.path;
+  auto& worker = workers_[key];
   if (!worker) {
     std::vector<std::string> argv =
         python ? std::vector<std::string>{env.path, opt_.python_worker} : std::vector<std::string>{env.path, "worker"};
     worker = std::make_unique<WorkerProcess>(argv, python ? 0 : opt_.memory_mb);
-    if (python && std::any_of(names.begin(), names.end(), compiles)) {
-      WorkerRequest warm;
-      warm.warm = true;
-      worker->run_frames(warm, 1, opt_.warm_timeout_ms);
-    }
+  }
+  std::string need = python ? warm_kind(names) : "";
+  std::string& done = warmed_[key];
+  if (!need.empty() && done != "inductor" && done != need) {
+    WorkerRequest warm;
+    warm.warm = true;
+    warm.runners = names;
+    worker->run_frames(warm, 1, opt_.warm_timeout_ms);
+    done = need;
   }
   return *worker;
 }

@@ -70,6 +70,7 @@ class Executor {
 
   ExecutorOptions opt_;
   std::map<std::string, std::unique_ptr<WorkerProcess>> workers_;  // by kind and path
+  std::map<std::string, std::string> warmed_;  // Python worker -> what its warm-up compiled ("inductor", "dynamo")
   // prefetch()'s results waiting for run(): program text -> runner -> result.
   std::map<std::string, std::map<std::string, RunResult>> prefetched_;
 };

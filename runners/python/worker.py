@@ -78,6 +78,7 @@ if hasattr(torch, "_inductor"):
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import batching  # noqa: E402
+import shared_trace  # noqa: E402
 import dlfuzz_runtime as rt  # noqa: E402
 import one_kernel_module  # noqa: E402
 import planted_faults  # noqa: E402
@@ -410,16 +411,23 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
 BATCHED_RUNNERS = ("inductor", "aot-eager")
 
 
-def warm_compiler():
+def uses_inductor(runner):
+    return "inductor" in runner or runner == "aoti"
+
+
+def warm_compiler(runners=None):
     """Compile a tiny function with a backward, once per worker: Inductor's first
     compile builds its precompiled header and checks the CPU's vector ISA (a
     minute on two busy cores, once per cache directory), which no program's
-    timeout should pay."""
+    timeout should pay. Only what `runners` compile with is warmed: a worker
+    of aot-eager alone warms Dynamo and AOTAutograd (a second), not Inductor
+    (15 s or more); all of it when runners are not named."""
     result = new_result("warm")
     t0 = time.perf_counter()
+    backend = "inductor" if runners is None or any(uses_inductor(r) for r in runners) else "aot_eager"
     try:
         x = torch.ones(4, requires_grad=True)
-        torch_compile(lambda t: (t.sin() * 2.0).sum())(x).backward()
+        torch_compile(lambda t: (t.sin() * 2.0).sum(), backend=backend)(x).backward()
     except Exception as e:  # torch 1.13 has no torch.compile: nothing to warm
         result.update(status="exception", stage="compile", error=describe(e))
     finally:
@@ -454,31 +462,85 @@ def run_compiled_batch(runner, programs, warmup):
             for g in got]
 
 
-def run_batch(programs, runners, warmup):
+def run_shared_batch(runners, programs, warmup, backends):
+    """programs through each of `runners` as one function Dynamo traces once
+    (shared_trace.py): {runner: one result per program, or None where that
+    runner's batch failed (then each program runs alone)}."""
+    got = dict.fromkeys(runners)
+    t0 = time.perf_counter()
+    try:
+        loaded = [load(p, False) for p in programs]
+        metas = [meta for meta, _ in loaded]
+        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas])
+        shared = shared_trace.SharedTrace(runners, backends)
+        compiled = torch_compile(fn, backend=shared)
+        setup = time.perf_counter() - t0
+        share = 1000.0 / len(programs)  # each program's part of the batch's time
+        for runner in shared.runners:  # the first runner's first call compiles for all
+            shared.active = runner
+            t1 = time.perf_counter()
+            try:
+                for _ in range(warmup):
+                    batching.run_batched(metas, compiled)
+                results = batching.run_batched(metas, compiled)
+            except Exception:
+                continue
+            finally:
+                torch.set_default_dtype(torch.float32)
+            t2 = time.perf_counter()
+            got[runner] = [new_result(runner, setup_ms=setup * share, run_ms=(t2 - t1) * share,
+                                      total_ms=(setup + t2 - t1) * share, outputs=g["outputs"],
+                                      losses=g["losses"], grads=g["grads"], params=g["params"]) for g in results]
+    except Exception:
+        pass
+    finally:
+        torch.set_default_dtype(torch.float32)
+        torch._dynamo.reset()
+    return got
+
+
+def batch_results(runners, programs, members, warmup, backends):
+    """{runner: {program index: result}} for the programs of `members` that ran
+    in a batch through `runners` (one runner, or several sharing a trace)."""
+    out = {r: {} for r in runners}
+    for train in (False, True):
+        group = [k for k in members if (programs[k]["train"] is not None) == train]
+        for batch in batching.arrange([programs[k] for k in group]):
+            batch = [group[i] for i in batch]
+            if len(batch) < 2:
+                continue
+            chosen = [programs[k] for k in batch]
+            if len(runners) > 1:
+                got = run_shared_batch(runners, chosen, warmup, backends)
+            else:
+                got = {runners[0]: run_compiled_batch(runners[0], chosen, warmup)}
+            for r in runners:
+                out[r].update(zip(batch, got[r] or []))
+    return out
+
+
+def run_batch(programs, runners, warmup, batched=BATCHED_RUNNERS, shared=shared_trace.BACKENDS):
     """Every program through every runner, yielded runner-major (for each runner,
     each program's result) as soon as it is known. Eager runners run each
     program alone; a batched compiled runner takes the programs eager ran that
     may be batched (batching.batchable), inference and training apart, in
     batching.arrange's batches; the rest, and a batch that failed, run alone."""
     eager_ok = [True] * len(programs)
+    sharing = shared_trace.sharable([r for r in runners if r in batched], shared)
+    done = {}  # runner -> {program index: its batched result}
     for runner in runners:
-        if runner not in BATCHED_RUNNERS:
+        if runner not in batched:
             for k, program in enumerate(programs):
                 result = run_one(runner, program, warmup)
                 if runner == "py-eager" and result["status"] != "ok":
                     eager_ok[k] = False
                 yield result
             continue
-        batched = {}
-        members = [k for k, p in enumerate(programs) if eager_ok[k] and batching.batchable(p)]
-        for train in (False, True):
-            group = [k for k in members if (programs[k]["train"] is not None) == train]
-            for batch in batching.arrange([programs[k] for k in group]):
-                batch = [group[i] for i in batch]
-                got = run_compiled_batch(runner, [programs[k] for k in batch], warmup) if len(batch) > 1 else None
-                batched.update(zip(batch, got or []))
+        if runner not in done:
+            members = [k for k, p in enumerate(programs) if eager_ok[k] and batching.batchable(p)]
+            done.update(batch_results(sharing if runner in sharing else [runner], programs, members, warmup, shared))
         for k, program in enumerate(programs):
-            yield batched[k] if k in batched else run_one(runner, program, warmup)
+            yield done[runner][k] if k in done[runner] else run_one(runner, program, warmup)
 
 
 def fold(runner, plan, param_shards, ranks):
@@ -619,7 +681,7 @@ def main():
                 return 0
             req = json.loads(frame)
             if req.get("warm"):
-                write_frame(encode(warm_compiler()))
+                write_frame(encode(warm_compiler(req.get("runners") or None)))
                 continue
             if req.get("python_batch"):
                 for result in run_batch(req["python_batch"], req["runners"], int(req.get("warmup", 3))):

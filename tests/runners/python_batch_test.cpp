@@ -71,6 +71,30 @@ TEST(PythonBatch, PrefetchedResultsAreEachProgramsOwnAndTakenOnce) {
   }
 }
 
+// inductor and aot-eager share one Dynamo trace of the batch (shared_trace.py):
+// aot-eager's results are still the ones it gives alone, Inductor's agree with
+// eager, and neither makes a finding.
+TEST(PythonBatch, InductorAndAotEagerShareATraceAndKeepTheirResults) {
+  if (!have_python_torch()) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  std::vector<Program> programs = {parse(kInfer), parse(kInfer2), parse(kTrain)};
+  Executor batched(test::python_options()), single(test::python_options());
+  batched.prefetch(programs, {"inductor", "aot-eager"});
+  for (const auto& p : programs) {
+    ASSERT_TRUE(batched.prefetched(p)) << print_program(p);
+    Evaluation ev = evaluate(batched, p, {"inductor", "aot-eager"}, false);
+    EXPECT_TRUE(ev.findings.empty()) << ev.findings.front().detail;
+    auto want = single.run(p, {"aot-eager"});
+    const RunResult* aot = nullptr;
+    for (const auto& r : ev.results) {
+      EXPECT_TRUE(r.ok()) << r.runner << ": " << r.error;
+      if (r.runner == "aot-eager") aot = &r;
+    }
+    ASSERT_NE(aot, nullptr);
+    EXPECT_TRUE(same_tensors(aot->outputs, want[0].outputs));
+    EXPECT_TRUE(same_tensors(aot->params, want[0].params));
+  }
+}
+
 TEST(PythonBatch, AProgramEvaluatedFromABatchHasNoFindingWhenAloneHasNone) {
   if (!have_python_torch()) GTEST_SKIP() << "no .venv with PyTorch 2.x";
   std::vector<Program> programs = {parse(kInfer), parse(kTrain)};
