@@ -9,8 +9,8 @@ breaks are paid once per batch instead of once per runner (on these CPUs
 about half a second per program).
 
 A backend that fails to compile a graph does not stop the others: its graph
-raises CompileFailed when that runner runs, and worker.py reports it as a
-compile failure of that runner alone.
+raises CompileFailed when that runner runs, and worker.py then runs that
+runner's programs alone (run_one says which failed, at which stage).
 """
 import torch
 
@@ -21,10 +21,6 @@ BACKENDS = {"aot-eager": "aot_eager", "inductor": "inductor"}
 
 class CompileFailed(RuntimeError):
     """A backend's failure to compile a graph, raised when its runner runs it."""
-
-    def __init__(self, error):
-        super().__init__(str(error))
-        self.error = error
 
 
 def sharable(runners, backends=BACKENDS):
@@ -47,7 +43,7 @@ def _backend(name):
 
 def _failing(error):
     def run(*args):
-        raise CompileFailed(error)
+        raise CompileFailed(str(error)) from error
     return run
 
 

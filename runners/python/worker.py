@@ -412,6 +412,7 @@ BATCHED_RUNNERS = ("inductor", "aot-eager")
 
 
 def uses_inductor(runner):
+    """The rule of uses_inductor in runners/executor.cpp, which asks for the warm-up."""
     return "inductor" in runner or runner == "aoti"
 
 
@@ -437,47 +438,24 @@ def warm_compiler(runners=None):
     return result
 
 
-def run_compiled_batch(runner, programs, warmup):
-    """programs through `runner` as one compiled function: one result each, or
-    None when the batch failed anywhere (then each runs alone to say which)."""
-    t0 = time.perf_counter()
-    try:
-        loaded = [load(p, False) for p in programs]
-        metas = [meta for meta, _ in loaded]
-        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas])
-        compiled = compiled_fn(runner, None, fn)
-        t1 = time.perf_counter()
-        for _ in range(warmup):  # compilation happens on the first calls
-            batching.run_batched(metas, compiled)
-        got = batching.run_batched(metas, compiled)
-        t2 = time.perf_counter()
-    except Exception:
-        return None
-    finally:
-        torch.set_default_dtype(torch.float32)
-        torch._dynamo.reset()
-    share = 1000.0 / len(programs)  # each program's part of the batch's time
-    return [new_result(runner, setup_ms=(t1 - t0) * share, run_ms=(t2 - t1) * share, total_ms=(t2 - t0) * share,
-                       outputs=g["outputs"], losses=g["losses"], grads=g["grads"], params=g["params"])
-            for g in got]
-
-
-def run_shared_batch(runners, programs, warmup, backends):
-    """programs through each of `runners` as one function Dynamo traces once
-    (shared_trace.py): {runner: one result per program, or None where that
-    runner's batch failed (then each program runs alone)}."""
+def run_compiled_batch(runners, programs, warmup, backends):
+    """programs through each of `runners` as one compiled function: a lone
+    runner compiles it as run_one would, several share one Dynamo trace
+    (shared_trace.py). {runner: one result per program, or None where that
+    runner's batch failed (then each program runs alone to say which)}."""
     got = dict.fromkeys(runners)
     t0 = time.perf_counter()
     try:
         loaded = [load(p, False) for p in programs]
         metas = [meta for meta, _ in loaded]
         fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas])
-        shared = shared_trace.SharedTrace(runners, backends)
-        compiled = torch_compile(fn, backend=shared)
+        shared = shared_trace.SharedTrace(runners, backends) if len(runners) > 1 else None
+        compiled = torch_compile(fn, backend=shared) if shared else compiled_fn(runners[0], None, fn)
         setup = time.perf_counter() - t0
         share = 1000.0 / len(programs)  # each program's part of the batch's time
-        for runner in shared.runners:  # the first runner's first call compiles for all
-            shared.active = runner
+        for runner in runners:  # compilation happens on the first calls (the first runner's, for all)
+            if shared:
+                shared.active = runner
             t1 = time.perf_counter()
             try:
                 for _ in range(warmup):
@@ -509,11 +487,7 @@ def batch_results(runners, programs, members, warmup, backends):
             batch = [group[i] for i in batch]
             if len(batch) < 2:
                 continue
-            chosen = [programs[k] for k in batch]
-            if len(runners) > 1:
-                got = run_shared_batch(runners, chosen, warmup, backends)
-            else:
-                got = {runners[0]: run_compiled_batch(runners[0], chosen, warmup)}
+            got = run_compiled_batch(runners, [programs[k] for k in batch], warmup, backends)
             for r in runners:
                 out[r].update(zip(batch, got[r] or []))
     return out
