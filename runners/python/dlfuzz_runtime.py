@@ -23,7 +23,13 @@ import sys
 import time
 import types
 
-import torch
+# libtorch loaded RTLD_GLOBAL, as dlfuzz's worker loads it, so a repro runs what dlfuzz ran:
+# where Inductor's link line finds another libtorch first (Debian's LibTorch 1.13), a plain
+# process gets scalar C++ kernels, or "undefined symbol: Sleef_*" from kernels cached by a
+# worker (README, Timings). No effect once torch is imported (the worker sets it itself).
+os.environ.setdefault("TORCH_USE_RTLD_GLOBAL", "1")
+
+import torch  # noqa: E402
 
 # IEEE float32 on the GPU as on the CPU, as dlfuzz's runners compare them.
 torch.backends.cudnn.allow_tf32 = False

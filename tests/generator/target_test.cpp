@@ -111,6 +111,22 @@ TEST(Target, TorchTwoOpsAreRefusedInOneThirteenPrograms) {
       << emit_python(ok.program);
 }
 
+// A repro loads libtorch as dlfuzz's worker does, before its first `import torch`:
+// on an install whose Inductor links another libtorch first, a plain process runs
+// other (scalar) kernels than the campaign did.
+TEST(Target, ReproLoadsTorchGlobalBeforeImportingIt) {
+  ParseResult p = parse_program(
+      "dlfuzz 1 seed=0 mode=infer target=torch2\n"
+      "input %x0 : f32[3] range(-1,1)\n"
+      "%1 : f32[3] = relu %x0\n"
+      "return %1\n");
+  ASSERT_TRUE(p.ok()) << p.error->str();
+  std::string repro = emit_python(p.program);
+  size_t global = repro.find("os.environ.setdefault(\"TORCH_USE_RTLD_GLOBAL\", \"1\")");
+  ASSERT_NE(global, std::string::npos) << repro;
+  EXPECT_LT(global, repro.find("\nimport torch")) << repro;
+}
+
 // uint16/32/64 as PyTorch 2.x has them: kernels in a few ops, promotion only
 // with themselves and floats, sums in int64, nothing of it in 1.13 programs.
 TEST(Target, WideUnsignedTypeRulesFollowPyTorch) {
