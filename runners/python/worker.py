@@ -500,6 +500,8 @@ def run_batch(programs, runners, warmup, batched=BATCHED_RUNNERS, shared=shared_
     may be batched (batching.batchable), inference and training apart, in
     batching.arrange's batches; the rest, and a batch that failed, run alone."""
     eager_ok = [True] * len(programs)
+    if os.environ.get("DLFUZZ_SHARED_TRACE", "1") == "0":  # for A/B runs: each runner traces its batch itself
+        shared = {}
     sharing = shared_trace.sharable([r for r in runners if r in batched], shared)
     done = {}  # runner -> {program index: its batched result}
     for runner in runners:

@@ -84,5 +84,24 @@ class SharedTrace(unittest.TestCase):
                 self.assertTrue(same(r[key], want[key]), (r["runner"], k % 6, key))
 
 
+    def test_the_switch_turns_sharing_off(self):
+        """DLFUZZ_SHARED_TRACE=0 (for A/B runs): each runner traces the batch itself."""
+        made, real = [], shared_trace.SharedTrace
+        shared_trace.SharedTrace = lambda *a: made.append(a) or real(*a)
+        os.environ["DLFUZZ_SHARED_TRACE"] = "0"
+        try:
+            off = list(worker.run_batch([INFER, INFER2], ["dynamo-eager", "aot-eager"], 1, batched=tuple(TWO),
+                                        shared=TWO))
+            del os.environ["DLFUZZ_SHARED_TRACE"]
+            on = list(worker.run_batch([INFER, INFER2], ["dynamo-eager", "aot-eager"], 1, batched=tuple(TWO),
+                                       shared=TWO))
+        finally:
+            shared_trace.SharedTrace = real
+            os.environ.pop("DLFUZZ_SHARED_TRACE", None)
+        self.assertEqual(len(made), 1)  # only the run with sharing on made a shared trace
+        for a, b in zip(off, on):
+            self.assertEqual(a["status"], "ok", a["error"])
+            self.assertTrue(same(a["outputs"], b["outputs"]), a["runner"])
+
 if __name__ == "__main__":
     unittest.main()
