@@ -43,7 +43,7 @@ void add_runners(CLI::App& app, std::function<int()>* action) {
                                "modes", "ranks", "layer", "repro backend");
       for (const auto& r : runner_table())
         std::cout << fmt::format("{:<22}{:<8}{:<10}{:<20}{:<7}{:<6}{:<32}{}{}\n", r.name, worker_kind_name(r.worker),
-                                 r.family, r.reference, r.modes == RunnerModes::infer ? "infer" : "any",
+                                 r.family, r.reference, modes_name(r.modes),
                                  r.multi_rank ? "yes" : "no", r.layer, r.repro_backend,
                                  in_build(r) ? "" : "  (not available here)");
       std::cout << "\nSuffixes: +plugin:PATH, @1 (one-process reference), @cpu (program on the CPU), @ENV.\n"

@@ -500,13 +500,18 @@ class Parser {
     if (p_.train && p_.train->loss < 0) throw Failure{1, "mode=train but no 'loss' line"};
   }
 
+  static bool parse_flag(const std::string& v, int col) {
+    if (v != "true" && v != "false") throw Failure{col, "expected true or false, not '" + v + "'"};
+    return v == "true";
+  }
+
   void step(LineParser& lp) {
     if (!p_.train) lp.fail("'step' in a program whose header says mode=infer");
     int c = lp.col();
     std::string opt = lp.ident("an optimizer");
     bool found = false;
-    for (auto o : {Optimizer::sgd, Optimizer::adam, Optimizer::adamw})
-      if (opt == optimizer_name(o)) p_.train->optimizer = o, found = true;
+    for (int k = 0; k < kOptimizerCount; ++k)
+      if (opt == optimizer_name(static_cast<Optimizer>(k))) p_.train->optimizer = static_cast<Optimizer>(k), found = true;
     if (!found) throw Failure{c, "unknown optimizer '" + opt + "'"};
     while (!lp.at_end()) {
       int kc = lp.col();
@@ -518,6 +523,9 @@ class Parser {
       else if (key == "momentum") p_.train->momentum = parse_double(v, vc);
       else if (key == "weight_decay") p_.train->weight_decay = parse_double(v, vc);
       else if (key == "steps") p_.train->steps = static_cast<int>(parse_int(v, vc));
+      else if (key == "amsgrad") p_.train->amsgrad = parse_flag(v, vc);
+      else if (key == "nesterov") p_.train->nesterov = parse_flag(v, vc);
+      else if (key == "foreach") p_.train->foreach = parse_flag(v, vc);
       else throw Failure{kc, "unknown step field '" + key + "'"};
     }
   }

@@ -114,8 +114,11 @@ struct Printer {
     if (p.train) {
       const TrainStep& t = *p.train;
       line(0, "loss " + vname(p, t.loss));
-      line(0, fmt::format("step {} lr={} momentum={} weight_decay={} steps={}", optimizer_name(t.optimizer), num(t.lr),
-                          num(t.momentum), num(t.weight_decay), t.steps));
+      // Flags only where set: texts written before they existed print the same.
+      std::string flags;
+      for (const auto& f : t.flags()) flags += " " + f + "=true";
+      line(0, fmt::format("step {} lr={} momentum={} weight_decay={} steps={}{}", optimizer_name(t.optimizer),
+                          num(t.lr), num(t.momentum), num(t.weight_decay), t.steps, flags));
     }
   }
 };

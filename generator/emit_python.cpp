@@ -34,6 +34,12 @@ nlohmann::json json_float(double d) {
   return d;
 }
 
+// A tuple of string literals: (), ("a",), ("a", "b").
+std::string python_tuple(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& x : items) s += (s.empty() ? "" : ", ") + fmt::format("\"{}\"", x);
+  return "(" + s + (items.size() == 1 ? ",)" : ")");
+}
 }  // namespace
 
 std::string emit_python(const Program& p) {
@@ -66,8 +72,9 @@ std::string emit_python(const Program& p) {
   s += "]\n";
   s += fmt::format("PARAMS = [{}]\n", fmt::join(params, ", "));
   if (p.train)
-    s += fmt::format("TRAIN = (\"{}\", {}, {}, {}, {})\n", optimizer_name(p.train->optimizer), py_float(p.train->lr),
-                     py_float(p.train->momentum), py_float(p.train->weight_decay), p.train->steps);
+    s += fmt::format("TRAIN = (\"{}\", {}, {}, {}, {}, {})\n", optimizer_name(p.train->optimizer),
+                     py_float(p.train->lr), py_float(p.train->momentum), py_float(p.train->weight_decay),
+                     p.train->steps, python_tuple(p.train->flags()));
   else s += "TRAIN = None\n";
   s += "\n\n" + emit_function(p, "program", false);
   s += "\n\nif __name__ == \"__main__\":\n";
@@ -88,7 +95,7 @@ nlohmann::json python_worker_program(const Program& p) {
   nlohmann::json train = nullptr;
   if (p.train)
     train = {optimizer_name(p.train->optimizer), json_float(p.train->lr), json_float(p.train->momentum),
-             json_float(p.train->weight_decay), p.train->steps};
+             json_float(p.train->weight_decay), p.train->steps, p.train->flags()};
   EmitOptions fp64;
   fp64.float64 = true;
   return {{"seed", p.seed},

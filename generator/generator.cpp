@@ -362,12 +362,15 @@ class Generator {
     }
     TrainStep& s = *p_.train;
     s.loss = loss;
-    s.optimizer = static_cast<Optimizer>(c_.below(3));
+    s.optimizer = static_cast<Optimizer>(c_.below(kOptimizerCount));
     s.lr = s.optimizer == Optimizer::sgd ? c_.pick(std::vector<double>{0.1, 0.01, 0.001})
                                          : c_.pick(std::vector<double>{0.01, 0.001});
     s.momentum = s.optimizer == Optimizer::sgd && c_.coin(0.5) ? 0.9 : 0.0;
     s.weight_decay = c_.coin(0.3) ? 0.01 : 0.0;
     s.steps = static_cast<int>(c_.range(1, g_.policy().max_train_steps));
+    s.amsgrad = (s.optimizer == Optimizer::adam || s.optimizer == Optimizer::adamw) && c_.coin(0.3);
+    s.nesterov = s.momentum > 0 && c_.coin(0.3);
+    s.foreach = c_.coin(0.5);
   }
 
   GenContext g_;

@@ -95,8 +95,20 @@ const char* optimizer_name(Optimizer o) {
     case Optimizer::sgd: return "sgd";
     case Optimizer::adam: return "adam";
     case Optimizer::adamw: return "adamw";
+    case Optimizer::rmsprop: return "rmsprop";
+    case Optimizer::adagrad: return "adagrad";
   }
   return "?";
+}
+
+bool is_adaptive(Optimizer o) { return o != Optimizer::sgd; }
+
+std::vector<std::string> TrainStep::flags() const {
+  std::vector<std::string> f;
+  if (amsgrad) f.push_back("amsgrad");
+  if (nesterov) f.push_back("nesterov");
+  if (foreach) f.push_back("foreach");
+  return f;
 }
 
 const char* target_name(Target t) { return t == Target::torch2 ? "torch2" : "torch1.13"; }

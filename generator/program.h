@@ -139,8 +139,15 @@ struct InputDecl {
   }
 };
 
-enum class Optimizer { sgd, adam, adamw };
+// SGD and Adam(W) as most training uses them; RMSprop and Adagrad for their
+// other updates (running averages, accumulated squares), which a compiled
+// optimizer step (inductor-step) lowers too. All five are in LibTorch 1.13.
+enum class Optimizer { sgd, adam, adamw, rmsprop, adagrad };
+constexpr int kOptimizerCount = 5;
 const char* optimizer_name(Optimizer o);
+// Adam, AdamW, RMSprop and Adagrad divide by a running root of squared
+// gradients: a tiny gradient can move a param by a step of about lr.
+bool is_adaptive(Optimizer o);
 
 // Training: the loss is a 0-d value of the body; each of `steps` iterations runs
 // forward, backward through every param, and one optimizer step.
@@ -149,10 +156,18 @@ struct TrainStep {
   Optimizer optimizer = Optimizer::sgd;
   double lr = 0.01, momentum = 0, weight_decay = 0;
   int steps = 1;
+  // Variants with code paths of their own: AMSGrad (Adam, AdamW: a running
+  // max), Nesterov (SGD with momentum), and torch.optim's foreach
+  // implementation (Python only: LibTorch's C++ optimizers have one), what
+  // CUDA users get by default and what a compiled step lowers to foreach kernels.
+  bool amsgrad = false, nesterov = false, foreach = false;
   bool operator==(const TrainStep& o) const {
     return loss == o.loss && optimizer == o.optimizer && lr == o.lr && momentum == o.momentum &&
-           weight_decay == o.weight_decay && steps == o.steps;
+           weight_decay == o.weight_decay && steps == o.steps && amsgrad == o.amsgrad && nesterov == o.nesterov &&
+           foreach == o.foreach;
   }
+  // The flags set, by name, as the .dlf and the Python runtime spell them.
+  std::vector<std::string> flags() const;
 };
 
 enum class PlanKind { none, dp, tp, zero };

@@ -50,8 +50,10 @@ HostTensor zeros_like(const HostTensor& t) {
 
 NumericOptions numeric_options_for(const Program* p) {
   NumericOptions o;
-  if (p && p->train && (p->train->optimizer == Optimizer::adam || p->train->optimizer == Optimizer::adamw))
-    o.adaptive_step_bound = 2 * p->train->lr * p->train->steps;
+  // An adaptive step moves an element by about lr (Adam, Adagrad) or up to
+  // lr / sqrt(1 - alpha) = 10 lr (RMSprop, alpha 0.99: its first step).
+  if (p && p->train && is_adaptive(p->train->optimizer))
+    o.adaptive_step_bound = (p->train->optimizer == Optimizer::rmsprop ? 20 : 2) * p->train->lr * p->train->steps;
   return o;
 }
 

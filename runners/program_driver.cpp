@@ -38,12 +38,20 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainStep& s, std:
   switch (s.optimizer) {
     case Optimizer::sgd:
       return std::make_unique<torch::optim::SGD>(
-          params, torch::optim::SGDOptions(s.lr).momentum(s.momentum).weight_decay(s.weight_decay));
+          params,
+          torch::optim::SGDOptions(s.lr).momentum(s.momentum).weight_decay(s.weight_decay).nesterov(s.nesterov));
     case Optimizer::adam:
-      return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.lr).weight_decay(s.weight_decay));
+      return std::make_unique<torch::optim::Adam>(
+          params, torch::optim::AdamOptions(s.lr).weight_decay(s.weight_decay).amsgrad(s.amsgrad));
     case Optimizer::adamw:
-      return std::make_unique<torch::optim::AdamW>(params,
-                                                   torch::optim::AdamWOptions(s.lr).weight_decay(s.weight_decay));
+      return std::make_unique<torch::optim::AdamW>(
+          params, torch::optim::AdamWOptions(s.lr).weight_decay(s.weight_decay).amsgrad(s.amsgrad));
+    case Optimizer::rmsprop:
+      return std::make_unique<torch::optim::RMSprop>(
+          params, torch::optim::RMSpropOptions(s.lr).momentum(s.momentum).weight_decay(s.weight_decay));
+    case Optimizer::adagrad:
+      return std::make_unique<torch::optim::Adagrad>(params,
+                                                     torch::optim::AdagradOptions(s.lr).weight_decay(s.weight_decay));
   }
   return nullptr;
 }

@@ -10,7 +10,7 @@ namespace dlfuzz {
 
 namespace {
 constexpr WorkerKind native = WorkerKind::native, python = WorkerKind::python;
-constexpr RunnerModes any = RunnerModes::any, infer = RunnerModes::infer;
+constexpr RunnerModes any = RunnerModes::any, infer = RunnerModes::infer, train = RunnerModes::train;
 constexpr RunnerNeeds none = RunnerNeeds::none, cpu = RunnerNeeds::cpu, dp = RunnerNeeds::dp;
 
 struct NamedEnv {
@@ -60,6 +60,10 @@ bool is_env_name(const std::string& env) {
 
 const char* worker_kind_name(WorkerKind k) { return k == WorkerKind::native ? "native" : "python"; }
 
+const char* modes_name(RunnerModes m) {
+  return m == RunnerModes::infer ? "infer" : m == RunnerModes::train ? "train" : "any";
+}
+
 std::string RunnerSpec::name_in_env() const {
   std::string s = row->name;
   if (!plugin.empty()) s += "+plugin:" + plugin;
@@ -82,6 +86,7 @@ std::string RunnerSpec::fp64_reference(const Program& p) const { return in_env(r
 
 bool RunnerSpec::supports(const Program& p) const {
   if (p.is_training() && row->modes == RunnerModes::infer) return false;
+  if (!p.is_training() && row->modes == RunnerModes::train) return false;
   if (p.device == "cuda" && row->needs == RunnerNeeds::cpu) return false;
   if (p.plan.world > 1 && !row->multi_rank) return false;
   if (row->needs == RunnerNeeds::dp) return p.plan.data_parallel();
@@ -183,7 +188,7 @@ nlohmann::json to_json(const RunnerRow& r) {
           {"family", r.family},
           {"reference", r.reference},
           {"fp64_reference", r.fp64_reference},
-          {"modes", r.modes == RunnerModes::infer ? "infer" : "any"},
+          {"modes", modes_name(r.modes)},
           {"multi_rank", r.multi_rank},
           {"needs", needs},
           {"timed", r.timed},

@@ -21,7 +21,7 @@
 namespace dlfuzz {
 
 enum class WorkerKind { native, python };
-enum class RunnerModes { any, infer };
+enum class RunnerModes { any, infer, train };
 enum class RunnerNeeds { none, cpu, dp };
 
 struct RunnerRow {
@@ -103,6 +103,7 @@ WorkerEnv resolve_env(const RunnerSpec& spec, const EnvDefaults& defaults);
 
 // One row as JSON (for `dlfuzz runners --json`).
 nlohmann::json to_json(const RunnerRow& row);
+const char* modes_name(RunnerModes m);
 const char* worker_kind_name(WorkerKind k);
 
 }  // namespace dlfuzz

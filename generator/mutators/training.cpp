@@ -39,10 +39,13 @@ bool training_mutator(Program& p, Choices& c, const GenPolicy& policy) {
   TrainStep& s = *p.train;
   switch (c.below(4)) {
     case 0: {  // another optimizer
-      auto o = static_cast<Optimizer>((static_cast<int>(s.optimizer) + 1 + c.below(2)) % 3);
+      auto o = static_cast<Optimizer>((static_cast<int>(s.optimizer) + 1 + c.below(kOptimizerCount - 1)) %
+                                      kOptimizerCount);
       s.optimizer = o;
       s.lr = random_lr(o, c);
       if (o != Optimizer::sgd) s.momentum = 0;
+      if (o != Optimizer::adam && o != Optimizer::adamw) s.amsgrad = false;
+      if (o != Optimizer::sgd) s.nesterov = false;
       return true;
     }
     case 1: s.lr = random_lr(s.optimizer, c); return true;

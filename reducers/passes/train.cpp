@@ -10,12 +10,14 @@ void reduce_train(Oracle& o, Program& p) {
   if (!p.train) return;
   TrainStep& s = *p.train;
   bool keep_train = o.shouldKeep();
-  bool simple_optimizer = s.optimizer == Optimizer::sgd && s.momentum == 0 && s.weight_decay == 0;
+  bool simple_optimizer =
+      s.optimizer == Optimizer::sgd && s.momentum == 0 && s.weight_decay == 0 && s.flags().empty();
   bool keep_optimizer = simple_optimizer || o.shouldKeep();
   bool keep_steps = s.steps == 1 || o.shouldKeep();
   if (!keep_optimizer) {
     s.optimizer = Optimizer::sgd;
     s.momentum = s.weight_decay = 0;
+    s.amsgrad = s.nesterov = s.foreach = false;
   }
   if (!keep_steps) s.steps = 1;
   if (!keep_train) p.train.reset();

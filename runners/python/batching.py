@@ -115,7 +115,7 @@ def run_batched(metas, fn):
             rt._dlfuzz_fill_missing_grads(params[k])
             if step == steps[k] - 1:  # copies: an output may be a view of a param the step updates
                 results[k]["outputs"] = [o.detach().clone() for o in outs[k][:-1]]
-                results[k]["grads"] = [p.grad for p in params[k]]
+                results[k]["grads"] = [p.grad.detach().clone() for p in params[k]]  # as rt.run records them
             optimizers[k].step()
     for r, ps in zip(results, params):
         r["params"] = [p.detach() for p in ps]

@@ -44,7 +44,8 @@ def _dtype(d):
 class ProgramMeta:
     """A program's facts: inputs = [(shape, dtype, init, lo, hi, layout, shard_dim, whole)...]
     in the program's order, params = indices of the trained inputs, train = None or
-    (optimizer, lr, momentum, weight_decay, steps). With float64, floating inputs are built
+    (optimizer, lr, momentum, weight_decay, steps, flags), flags a tuple of "amsgrad",
+    "nesterov", "foreach" (optional: a 5-tuple has none). With float64, floating inputs are built
     in float64 and the default dtype is float64 while run() runs (the float64 twin)."""
 
     def __init__(self, seed, device, world, plan, inputs, params, train, float64=False):
@@ -54,7 +55,7 @@ class ProgramMeta:
                        for shape, dtype, init, lo, hi, layout, shard, whole in inputs]
         self.params = [int(i) for i in params]
         self.train = None if train is None else (train[0], float(train[1]), float(train[2]), float(train[3]),
-                                                 int(train[4]))
+                                                 int(train[4]), tuple(train[5]) if len(train) > 5 else ())
         self.float64 = bool(float64)
 
     @classmethod
@@ -374,27 +375,44 @@ def _dlfuzz_fill_missing_grads(params):
 
 
 def _make_optimizer(train, ps):
-    opt_name, lr, momentum, weight_decay, _ = train
+    opt_name, lr, momentum, weight_decay = train[:4]
+    flags = train[5] if len(train) > 5 else ()
+    # foreach=None: torch.optim's default (the for-loop on CPU tensors).
+    common = dict(lr=lr, weight_decay=weight_decay, foreach=True if "foreach" in flags else None)
     if opt_name == "sgd":
-        return torch.optim.SGD(ps, lr=lr, momentum=momentum, weight_decay=weight_decay)
+        return torch.optim.SGD(ps, momentum=momentum, nesterov="nesterov" in flags, **common)
     if opt_name == "adam":
-        return torch.optim.Adam(ps, lr=lr, weight_decay=weight_decay)
-    return torch.optim.AdamW(ps, lr=lr, weight_decay=weight_decay)
+        return torch.optim.Adam(ps, amsgrad="amsgrad" in flags, **common)
+    if opt_name == "rmsprop":
+        return torch.optim.RMSprop(ps, momentum=momentum, **common)
+    if opt_name == "adagrad":
+        return torch.optim.Adagrad(ps, **common)
+    return torch.optim.AdamW(ps, amsgrad="amsgrad" in flags, **common)
 
 
-def run(meta, fn):
-    """One run of fn over freshly built inputs: inference, or `steps` training steps.
+def compiled_step(opt, backend):
+    """opt.step compiled by torch.compile with `backend`, as PyTorch's recipe for a
+    compiled optimizer does: a function that calls it. Dynamo runs the
+    optimizer's state initialization eagerly and traces the update."""
+    def step():
+        opt.step()
+    return torch.compile(step, backend=backend)
+
+
+def run(meta, fn, step_backend=None):
+    """One run of fn over freshly built inputs: inference, or `steps` training steps
+    (with the optimizer step compiled by `step_backend` where given).
     Returns {"outputs", "losses", "grads", "params", "digests"}."""
     previous = torch.get_default_dtype()
     if meta.float64:  # the float64 twin: Python floats and factory calls in float64 too
         torch.set_default_dtype(torch.float64)
     try:
-        return _run(meta, fn)
+        return _run(meta, fn, step_backend)
     finally:
         torch.set_default_dtype(previous)
 
 
-def _run(meta, fn):
+def _run(meta, fn, step_backend=None):
     inputs = build_inputs(meta)
     params = [inputs[i] for i in meta.params]
     world = _dlfuzz_world()
@@ -413,6 +431,7 @@ def _run(meta, fn):
             return _make_optimizer(meta.train, ps)
         data_parallel = world > 1 and meta.plan in ("dp", "zero")
         opt = _DlfuzzZero(params, make_optimizer) if data_parallel and meta.plan == "zero" else make_optimizer(params)
+        step_fn = compiled_step(opt, step_backend) if step_backend else opt.step
         # Tensor-parallel shards differ by design: digests cover the replicated params.
         split = [world > 1 and meta.inputs[i][6] >= 0 for i in meta.params]
         replicated = [p for p, s in zip(params, split) if not s]
@@ -429,8 +448,9 @@ def _run(meta, fn):
                 _dlfuzz_sync_grads(params)
             if step == steps - 1:  # copies: an output may be a view of a param the step updates
                 result["outputs"] = [o.detach().clone() for o in outs[:-1]]
-                result["grads"] = [p.grad for p in params]
-            opt.step()
+                # and a step may write into the gradients (1.13's foreach Adagrad adds weight decay in place)
+                result["grads"] = [p.grad.detach().clone() for p in params]
+            step_fn()
             if world > 1:
                 result["digests"].append(_dlfuzz_digest(replicated))
     result["params"] = [p.detach() for p in params]
@@ -568,6 +588,10 @@ def main(meta, fn):
     ap.add_argument("--dynamic", action="store_true",
                     help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
                          " function again with the batch resized (as dlfuzz's inductor-dynamic)")
+    ap.add_argument("--compile-step", action="store_true",
+                    help="run the program eagerly and compile the optimizer step with --backend (as dlfuzz's"
+                         " inductor-step), compared with the step traced by Dynamo and run eagerly (with"
+                         " --backend eager: with torch.optim's own step, as dynamo-step)")
     ap.add_argument("--dump-json", help="write the eager results here and exit")
     ap.add_argument("--fail-above", type=float, metavar="TOL",
                     help="exit 1 when the max abs diff is above TOL (a predicate for"
@@ -589,9 +613,14 @@ def main(meta, fn):
                 json.dump(dumps[0] if world == 1 else {"world": world, "ranks": dumps}, f)
         return 0
     resized = resized_meta(meta) if args.dynamic else None
+    step_backend = args.backend if args.compile_step else None
+    if step_backend and step_backend != "eager":
+        # As inductor-step is judged: against the step traced by Dynamo and run
+        # eagerly, whose step count is a float32 tensor as the compiled one's is.
+        ref = run(meta, fn, "eager")
     try:
-        compiled_fn = compiled(fn, args.backend, args.dynamic)
-        got = run(meta, compiled_fn)
+        compiled_fn = fn if step_backend else compiled(fn, args.backend, args.dynamic)
+        got = run(meta, compiled_fn, step_backend)
         if resized is not None:  # the same compiled function at another batch size, against eager there
             ref_resized, got_resized = run(resized, fn), run(resized, compiled_fn)
             for key in ("outputs", "losses", "grads", "params"):

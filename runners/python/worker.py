@@ -26,6 +26,11 @@ Runners:
   dynamo-eager-dynamic, aot-eager-dynamic, aot-decomp-dynamic
                     those three compiled as inductor-dynamic is (its ladder's rungs)
   aoti              torch.export + AOTInductor (inference programs)
+  inductor-step     the program eagerly, its optimizer step compiled by torch.compile
+                    (training programs), compared with py-eager-step
+  py-eager-step     the same with the step traced by Dynamo and run eagerly (backend
+                    "eager"): inductor-step's reference; py-eager64-step its float64 twin
+  dynamo-step       py-eager-step, compared with py-eager
 
 The eager runners also run on torch 1.13 (Debian's python3: no torch.compile).
 A program over several ranks (world > 1) runs each runner on
@@ -229,10 +234,23 @@ RUNNERS = {
     "aot-eager-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager"),
     "aot-decomp-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager_decomp_partition"),
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
+    # The optimizer step compiled (STEP_BACKENDS), the program eager.
+    "inductor-step": lambda meta, fn: fn,
+    "py-eager-step": lambda meta, fn: fn,
+    "py-eager64-step": lambda meta, fn: fn,
+    "dynamo-step": lambda meta, fn: fn,
     "fault-py-regression": lambda meta, fn: planted_faults.planted_regression(fn),
     "fault-inductor-lowering": lambda meta, fn: planted_faults.planted_lowering(fn, torch_compile),
     "fault-inductor-unfused": lambda meta, fn: planted_faults.planted_unfused(fn, torch_compile),
 }
+
+
+# Runners that compile the optimizer step, with this backend, and run the
+# program itself eagerly. Only the checked run compiles it: the warm-up runs
+# (for executors that specialize) would each build a new optimizer and compile
+# its step again.
+STEP_BACKENDS = {"inductor-step": "inductor", "py-eager-step": "eager", "py-eager64-step": "eager",
+                 "dynamo-step": "eager"}
 
 
 # Runners that run the program a second time with its batch resized: the same
@@ -312,7 +330,7 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
     t0 = time.perf_counter()
     stage = "setup"
     try:
-        meta, program_fn = load(program, runner in ("py-eager64", "py-eager64-resized"))
+        meta, program_fn = load(program, runner in ("py-eager64", "py-eager64-resized", "py-eager64-step"))
         stage = "compile"
         timing.reset_counters()
         fn = compiled_fn(runner, meta, program_fn)
@@ -323,7 +341,7 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         for _ in range(warmup):  # compilation happens on the first calls
             rt.run(meta, fn)
         set_collective_timeout(COLLECTIVE_TIMEOUT)
-        got = rt.run(meta, fn)
+        got = rt.run(meta, fn, STEP_BACKENDS.get(runner))
         result["run_ms"] = (time.perf_counter() - t1) * 1000
         result["outputs"] = list(got["outputs"])
         result["losses"] = list(got["losses"])

@@ -61,6 +61,37 @@ TEST(Dlf, MalformedInputsNameLineAndColumn) {
   }
 }
 
+// The step's flags (in the printer's own spelling): printed only where set, parsed back; a flag the optimizer
+// does not have is rejected by verify(), a value that is not a bool by the parser.
+TEST(Dlf, StepFlags) {
+  const std::string body =
+      "dlfuzz 1 seed=0 policy=0000000000000000 mode=train device=cpu world=1 plan=none\n"
+      "param %w : f32[2,3] range(-1.0,1.0)\n"
+      "%1 : f32[] = sum %w\n"
+      "return %w\n"
+      "loss %1\n";
+  for (const char* step : {"step adam lr=0.01 momentum=0.0 weight_decay=0.0 steps=2 amsgrad=true foreach=true\n",
+                           "step sgd lr=0.1 momentum=0.9 weight_decay=0.0 steps=1 nesterov=true\n",
+                           "step rmsprop lr=0.01 momentum=0.0 weight_decay=0.01 steps=1 foreach=true\n"}) {
+    ParseResult r = parse_program(body + step, "flags.dlf");
+    ASSERT_TRUE(r.ok()) << step << r.error->str();
+    EXPECT_EQ(print_program(r.program), body + step);
+  }
+  ParseResult off = parse_program(body + "step adam lr=0.01 momentum=0.0 weight_decay=0.0 steps=2 amsgrad=false\n", "f");
+  ASSERT_TRUE(off.ok()) << off.error->str();
+  EXPECT_EQ(print_program(off.program), body + "step adam lr=0.01 momentum=0.0 weight_decay=0.0 steps=2\n");
+  const std::pair<const char*, const char*> bad[] = {
+      {"step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=1 nesterov=true\n", "nesterov needs SGD with momentum"},
+      {"step adagrad lr=0.1 momentum=0.0 weight_decay=0.0 steps=1 amsgrad=true\n", "amsgrad is Adam's"},
+      {"step adam lr=0.1 momentum=0.0 weight_decay=0.0 steps=1 amsgrad=yes\n", "expected true or false"},
+  };
+  for (const auto& [step, message] : bad) {
+    ParseResult r = parse_program(body + step, "flags.dlf");
+    ASSERT_FALSE(r.ok()) << step;
+    EXPECT_NE(r.error->message.find(message), std::string::npos) << r.error->str();
+  }
+}
+
 // Uneven shards: 7 rows over 2 ranks is 4 + 3 (rank 0's 4 is the program's);
 // 8 would be even, and 9 cannot give rank 0 four rows.
 TEST(Dlf, UnevenShardSizesMustSplitAsTensorSplitDoes) {

@@ -2,7 +2,12 @@
 // pure function of (policy, seed).
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "generator/dlf.h"
 #include "generator/generator.h"
+#include "generator/infer_types.h"
+#include "generator/op_spec.h"
 #include "generator/verify.h"
 
 namespace dlfuzz {
@@ -15,15 +20,28 @@ TEST(Generator, EveryProgramVerifies) {
   }
 }
 
-}  // namespace dlfuzz
-
-#include <map>
-
-#include "generator/dlf.h"
-#include "generator/infer_types.h"
-#include "generator/op_spec.h"
-
-namespace dlfuzz {
+// Training programs use every optimizer and every flag (amsgrad, nesterov,
+// foreach); momentum only with SGD; a program prints and parses back with its
+// step unchanged.
+TEST(Generator, TrainingProgramsUseEveryOptimizer) {
+  GenPolicy policy;
+  std::map<Optimizer, int> seen;
+  std::map<std::string, int> flags;
+  for (uint64_t seed = 0; seed < 1000; ++seed) {
+    Program p = generate_program(policy, seed);
+    if (!p.train) continue;
+    seen[p.train->optimizer]++;
+    for (const auto& f : p.train->flags()) flags[f]++;
+    ASSERT_EQ(verify(p), "") << "seed " << seed;
+    if (p.train->optimizer != Optimizer::sgd) EXPECT_EQ(p.train->momentum, 0) << "seed " << seed;
+    ParseResult back = parse_program(print_program(p), "seed");
+    ASSERT_TRUE(back.ok()) << "seed " << seed << ": " << back.error->str();
+    EXPECT_EQ(*back.program.train, *p.train) << "seed " << seed;
+  }
+  for (int k = 0; k < kOptimizerCount; ++k)
+    EXPECT_GE(seen[static_cast<Optimizer>(k)], 20) << optimizer_name(static_cast<Optimizer>(k));
+  for (const char* flag : {"amsgrad", "nesterov", "foreach"}) EXPECT_GE(flags[flag], 10) << flag;
+}
 
 // A tensor-parallel program: data replicated, a Megatron block whose params
 // are split (column-parallel by rows, row-parallel by columns), and the whole

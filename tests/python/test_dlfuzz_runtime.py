@@ -88,7 +88,7 @@ class BuildInputs(unittest.TestCase):
                                       "train": ["sgd", 0.1, 0, 0, 2]})
         self.assertEqual(m.inputs[0][1], torch.float16)
         self.assertEqual(m.inputs[0][3], -math.inf)
-        self.assertEqual(m.train, ("sgd", 0.1, 0.0, 0.0, 2))
+        self.assertEqual(m.train, ("sgd", 0.1, 0.0, 0.0, 2, ()))  # no flags: a 5-tuple
 
     def test_even_shards(self):
         spec = ([2, 3], torch.float32, "uniform", -1.0, 1.0, "contiguous", 0, 0)
@@ -153,9 +153,25 @@ class Run(unittest.TestCase):
         self.assertFalse(torch.equal(got["params"][0], w0))
         # Deterministic, and Adam/AdamW run too.
         self.assertEqual(rt.run(m, rt.define_program(TRAIN_SRC))["losses"], got["losses"])
-        for opt in ("adam", "adamw"):
+        for opt in ("adam", "adamw", "rmsprop", "adagrad"):
             r = rt.run(meta([X, W], params=[1], train=(opt, 0.01, 0.0, 0.01, 2)), rt.define_program(TRAIN_SRC))
             self.assertEqual(len(r["losses"]), 2)
+        # The flags: each optimizer made with them, and foreach steps as the for-loop does.
+        for train in (("adam", 0.01, 0.0, 0.01, 2, ("amsgrad", "foreach")), ("sgd", 0.1, 0.9, 0.0, 2, ("nesterov",)),
+                      ("adamw", 0.01, 0.0, 0.01, 2, ("amsgrad",))):
+            opt = rt._make_optimizer(rt.ProgramMeta(1, "cpu", 1, "none", [], [], train).train, [torch.zeros(2)])
+            for flag in ("amsgrad", "nesterov", "foreach"):
+                if flag in opt.defaults:
+                    self.assertEqual(bool(opt.defaults[flag]), flag in train[5], (train, flag))
+        loop = rt.run(meta([X, W], params=[1], train=("rmsprop", 0.01, 0.0, 0.01, 2)), rt.define_program(TRAIN_SRC))
+        fe = rt.run(meta([X, W], params=[1], train=("rmsprop", 0.01, 0.0, 0.01, 2, ("foreach",))),
+                    rt.define_program(TRAIN_SRC))
+        self.assertTrue(torch.allclose(loop["params"][0], fe["params"][0], rtol=1e-6, atol=1e-7))
+        # The gradients are the backward's, whatever the step writes into them
+        # (torch 1.13's foreach Adagrad adds the weight decay in place).
+        one_step = [rt.run(meta([X, W], params=[1], train=("adagrad", 0.1, 0.0, 0.5, 1, flags)),
+                           rt.define_program(TRAIN_SRC))["grads"][0] for flags in ((), ("foreach",))]
+        self.assertTrue(torch.equal(*one_step))
 
     def test_missing_and_zero_gradients_step_alike(self):
         # w0's gradient is all zeros (defined), w1 gets none (unused): both get a zero
@@ -167,7 +183,8 @@ class Run(unittest.TestCase):
 """
         ones = ([3, 2], torch.float32, "ones", 0.0, 0.0, "contiguous", -1, 0)
         x = ([3, 2], torch.float32, "uniform", -2.0, 2.0, "contiguous", -1, 0)
-        for train in (("sgd", 0.5, 0.9, 0.1, 2), ("adam", 0.1, 0.0, 0.1, 2), ("adamw", 0.1, 0.0, 0.1, 2)):
+        for train in (("sgd", 0.5, 0.9, 0.1, 2), ("adam", 0.1, 0.0, 0.1, 2), ("adamw", 0.1, 0.0, 0.1, 2),
+                      ("rmsprop", 0.1, 0.9, 0.1, 2), ("adagrad", 0.1, 0.0, 0.1, 2)):
             got = rt.run(meta([x, ones, ones], params=[1, 2], train=train), rt.define_program(src))
             for g in got["grads"]:  # reported as zeros on every side, never None
                 self.assertIsNotNone(g)

@@ -127,4 +127,48 @@ TEST(PythonBatch, InductorDynamicIsJudgedAtASecondBatchSize) {
   EXPECT_TRUE(ev.findings.empty()) << ev.findings.front().detail;
 }
 
+// inductor-step: the program eager, its optimizer step compiled by Inductor
+// (SGD with momentum and weight decay, two steps): it runs and agrees with
+// its reference, and an inference program is not its to run.
+TEST(PythonBatch, InductorStepCompilesTheOptimizerStep) {
+  if (!have_python_torch()) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  Program p = parse(kTrain);
+  Executor ex(test::python_options());
+  Evaluation ev = evaluate(ex, p, {"inductor-step"}, false);
+  ASSERT_EQ(ev.results.size(), 3u);  // py-eager-step, py-eager64-step, inductor-step
+  EXPECT_EQ(ev.results[0].runner, "py-eager-step");
+  const RunResult& step = ev.results[2];
+  EXPECT_EQ(step.runner, "inductor-step");
+  ASSERT_TRUE(step.ok()) << step.error;
+  ASSERT_EQ(step.params.size(), 1u);
+  EXPECT_TRUE(ev.findings.empty()) << ev.findings.front().detail;
+  EXPECT_FALSE(runner_spec("inductor-step").supports(parse(kInfer)));
+}
+
+// Adam on a float64 param: Dynamo's trace of the step counts steps in a
+// float32 tensor (eager: a Python float), so its bias corrections are float32
+// and the param differs from eager's by ~1e-7 (PyTorch's choice,
+// pytorch#173901). dynamo-step shows that against eager; inductor-step,
+// judged against the same trace run eagerly, does not.
+TEST(PythonBatch, TheCompiledStepsFloat32CountIsDynamosNotInductors) {
+  if (!have_python_torch()) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  Program p = parse(
+      "dlfuzz 1 seed=5 policy=0 mode=train device=cpu world=1 plan=none\n"
+      "input %x0 : f64[4,3] range(-2.0,2.0)\n"
+      "param %w0 : f64[3,2] range(-0.5,0.5)\n"
+      "target %y0 : f64[4,2] range(-1.0,1.0)\n"
+      "%1 : f64[4,2] = matmul %x0, %w0\n"
+      "%2 : f64[] = mse_loss %1, %y0\n"
+      "return %1\n"
+      "loss %2\n"
+      "step adam lr=0.01 momentum=0.0 weight_decay=0.0 steps=2\n");
+  Executor ex(test::python_options());
+  Evaluation dynamo = evaluate(ex, p, {"dynamo-step"}, false);
+  ASSERT_EQ(dynamo.findings.size(), 1u);
+  EXPECT_EQ(dynamo.findings[0].test_runner, "dynamo-step") << dynamo.findings[0].detail;
+  Evaluation inductor = evaluate(ex, p, {"inductor-step"}, false);
+  for (const auto& r : inductor.results) ASSERT_TRUE(r.ok()) << r.runner << ": " << r.error;
+  EXPECT_TRUE(inductor.findings.empty()) << inductor.findings.front().detail;
+}
+
 }  // namespace dlfuzz

@@ -163,6 +163,19 @@ TEST(PythonDistributed, EagerRanksEqualTheCppRanks) {
                            "dp sgd");
   expect_python_equals_cpp(ex, parse(train_program("zero", "step adam lr=0.01 momentum=0.0 weight_decay=0.1 steps=2")),
                            "zero adam");
+  // RMSprop and Adagrad: LibTorch's C++ optimizers and torch.optim step alike,
+  // over whole params (dp) and over ZeRO's uneven slices.
+  expect_python_equals_cpp(ex, parse(train_program("dp", "step rmsprop lr=0.01 momentum=0.9 weight_decay=0.1 steps=2")),
+                           "dp rmsprop");
+  expect_python_equals_cpp(ex, parse(train_program("zero", "step adagrad lr=0.1 momentum=0.0 weight_decay=0.1 steps=2")),
+                           "zero adagrad");
+  // The step's flags: AMSGrad and Nesterov in both; foreach is torch.optim's alone.
+  expect_python_equals_cpp(
+      ex, parse(train_program("dp", "step adam lr=0.01 momentum=0.0 weight_decay=0.1 steps=3 amsgrad=true foreach=true")),
+      "dp adam amsgrad");
+  expect_python_equals_cpp(
+      ex, parse(train_program("zero", "step sgd lr=0.1 momentum=0.9 weight_decay=0.0 steps=2 nesterov=true")),
+      "zero sgd nesterov");
   // Rank 1's shard of w0 gets an all-zero gradient (the loss reads rank 0's
   // columns only): like every gradient it is kept (none is dropped by value),
   // so weight decay shrinks that shard on both sides.

@@ -78,6 +78,8 @@ TEST(RunnerSpec, ApplicabilityFollowsTheTable) {
   EXPECT_TRUE(runner_spec("frozen").supports(cuda));
   EXPECT_FALSE(runner_spec("fault-dist-corrupt").supports(train)) << "needs a data-parallel plan";
   EXPECT_TRUE(runner_spec("ts+plugin:/x.so").supports(train));
+  EXPECT_TRUE(runner_spec("inductor-step").supports(train));
+  EXPECT_FALSE(runner_spec("inductor-step").supports(infer)) << "an inference program has no optimizer step";
 }
 
 // The executor keeps one worker per environment: two native environments
@@ -136,7 +138,8 @@ TEST(RunnerSpec, ReportBackendFromTheTable) {
                                                         {"aot-eager", "aot_eager"},
                                                         {"ts-nnc", "script"},
                                                         {"ts+plugin:/x.so", "script"},
-                                                        {"aoti", "inductor"}}) {
+                                                        {"aoti", "inductor"},
+                                                        {"inductor-step", "inductor --compile-step"}}) {
     d.test_runner = runner;
     EXPECT_NE(markdown_report(d, "db").find("--backend " + backend + "`"), std::string::npos) << runner;
   }
