@@ -32,41 +32,45 @@ std::string in_env(const std::string& runner, const RunnerSpec& spec) {
 
 bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.oracle && a.stage == b.stage; }
 
-// LibTorch runners whose path adds passes to another runner's: the runners
-// below, lowest first, each stopping before one group of passes, and the
-// layer a finding none of them shows is put on. A ts-nnc finding that ts
-// shows too is the profiling executor's, not NNC's; one ts-noopt shows is
-// the frontend's or an op's, whatever executor runs it.
-struct NativeLadder {
+// Runners whose path adds passes to another runner's: the runners below,
+// lowest first, each stopping before one group of passes, and the layer a
+// finding none of them shows is put on. A ts-nnc finding that ts shows too
+// is the profiling executor's, not NNC's; one ts-noopt shows is the
+// frontend's or an op's, whatever executor runs it. inductor-train (program
+// and optimizer step compiled) climbs torch.compile's ladder and then the
+// step compiled alone: what none of them shows is the two together.
+struct RunnerLadder {
   std::vector<std::string> below;
   std::string own_layer;
 };
-const std::map<std::string, NativeLadder>& native_ladders() {
-  static const std::map<std::string, NativeLadder> m = {
+const std::map<std::string, RunnerLadder>& runner_ladders() {
+  static const std::map<std::string, RunnerLadder> m = {
       {"ts", {{"ts-noopt", "ts-simple"}, "TorchScript profiling executor"}},
       {"ts-nnc", {{"ts-noopt", "ts-simple", "ts"}, "TorchScript NNC fuser"}},
       {"ts-legacy", {{"ts-noopt"}, "TorchScript legacy executor"}},
       {"frozen", {{"ts-noopt", "ts", "frozen-plain", "frozen-fold"}, "TorchScript optimize_for_inference"}},
       {"static", {{"ts-noopt", "static-noout", "static-noplan"}, "Static Runtime memory planner"}},
+      {"inductor-train",
+       {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-step"},
+        "Inductor (program and optimizer step together)"}},
   };
   return m;
 }
 
-// The ladder of a LibTorch finding: its runner's, and for a runner with a
+// The ladder of a finding of a runner above (LibTorch's, inductor-train): its runner's, and for a runner with a
 // plugin, its base runner's ladder with the base itself as the top rung
 // below the plugin's passes. nullopt: no ladder.
-std::optional<NativeLadder> native_ladder_of(const Finding& f) {
+std::optional<RunnerLadder> runner_ladder_of(const Finding& f) {
   auto spec = parse_runner(f.test_runner);
-  if (!spec || spec->worker() != WorkerKind::native || spec->on_cpu || spec->one_process ||
-      f.kind != FindingKind::correctness)
-    return std::nullopt;
-  auto it = native_ladders().find(spec->row->name);
+  if (!spec || spec->on_cpu || spec->one_process || f.kind != FindingKind::correctness) return std::nullopt;
+  if (spec->worker() != WorkerKind::native && !runner_ladders().count(spec->row->name)) return std::nullopt;
+  auto it = runner_ladders().find(spec->row->name);
   if (spec->plugin.empty()) {
-    if (it == native_ladders().end()) return std::nullopt;
+    if (it == runner_ladders().end()) return std::nullopt;
     return it->second;
   }
-  NativeLadder l;
-  if (it != native_ladders().end()) l.below = it->second.below;
+  RunnerLadder l;
+  if (it != runner_ladders().end()) l.below = it->second.below;
   l.below.push_back(spec->row->name);
   l.own_layer = "plugin pass " + std::filesystem::path(spec->plugin).stem().string();
   return l;
@@ -104,7 +108,7 @@ void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& find
     auto spec = parse_runner(f.test_runner);
     if (!spec) continue;
     f.layer = spec->row->layer;
-    if (auto ladder = native_ladder_of(f))
+    if (auto ladder = runner_ladder_of(f))
       for (const auto& r : ladder->below) want(in_env(r, *spec));
     if (!ladder_applies(f.test_runner) || f.kind != FindingKind::correctness) continue;
     LadderOf of = ladder_runners().at(spec->row->name);
@@ -122,7 +126,7 @@ void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& find
     return !ran ? "not run" : shows ? "fail" : "pass";
   };
   for (auto& f : findings) {
-    if (auto ladder = native_ladder_of(f)) {
+    if (auto ladder = runner_ladder_of(f)) {
       auto spec = parse_runner(f.test_runner);
       f.ablation = nlohmann::json::array();
       std::string first;

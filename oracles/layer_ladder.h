@@ -29,6 +29,10 @@
 //              (memory planner)
 //   R+plugin:P R's ladder -> R -> the plugin's passes
 //
+// and inductor-train (the program and its optimizer step compiled) climbs
+// dynamo-eager -> aot-eager -> aot-decomp -> inductor -> inductor-step: a
+// finding none of them shows is the two compiled together.
+//
 // A ts-nnc finding that ts shows too is the profiling executor's, not NNC's.
 // Inside NNC, `triage bisect` names the fusion decision (PYTORCH_JIT_OPT_LIMIT).
 #pragma once

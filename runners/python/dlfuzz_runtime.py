@@ -592,6 +592,8 @@ def main(meta, fn):
                     help="run the program eagerly and compile the optimizer step with --backend (as dlfuzz's"
                          " inductor-step), compared with the step traced by Dynamo and run eagerly (with"
                          " --backend eager: with torch.optim's own step, as dynamo-step)")
+    ap.add_argument("--compile-program", action="store_true",
+                    help="with --compile-step: compile the program too (as dlfuzz's inductor-train)")
     ap.add_argument("--dump-json", help="write the eager results here and exit")
     ap.add_argument("--fail-above", type=float, metavar="TOL",
                     help="exit 1 when the max abs diff is above TOL (a predicate for"
@@ -619,7 +621,7 @@ def main(meta, fn):
         # eagerly, whose step count is a float32 tensor as the compiled one's is.
         ref = run(meta, fn, "eager")
     try:
-        compiled_fn = fn if step_backend else compiled(fn, args.backend, args.dynamic)
+        compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
         got = run(meta, compiled_fn, step_backend)
         if resized is not None:  # the same compiled function at another batch size, against eager there
             ref_resized, got_resized = run(resized, fn), run(resized, compiled_fn)

@@ -31,6 +31,7 @@ Runners:
   py-eager-step     the same with the step traced by Dynamo and run eagerly (backend
                     "eager"): inductor-step's reference; py-eager64-step its float64 twin
   dynamo-step       py-eager-step, compared with py-eager
+  inductor-train    torch.compile of the program and of its step, compared with py-eager-step
 
 The eager runners also run on torch 1.13 (Debian's python3: no torch.compile).
 A program over several ranks (world > 1) runs each runner on
@@ -236,6 +237,7 @@ RUNNERS = {
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
     # The optimizer step compiled (STEP_BACKENDS), the program eager.
     "inductor-step": lambda meta, fn: fn,
+    "inductor-train": lambda meta, fn: torch_compile(fn),  # and its step (STEP_BACKENDS)
     "py-eager-step": lambda meta, fn: fn,
     "py-eager64-step": lambda meta, fn: fn,
     "dynamo-step": lambda meta, fn: fn,
@@ -249,8 +251,8 @@ RUNNERS = {
 # program itself eagerly. Only the checked run compiles it: the warm-up runs
 # (for executors that specialize) would each build a new optimizer and compile
 # its step again.
-STEP_BACKENDS = {"inductor-step": "inductor", "py-eager-step": "eager", "py-eager64-step": "eager",
-                 "dynamo-step": "eager"}
+STEP_BACKENDS = {"inductor-step": "inductor", "inductor-train": "inductor", "py-eager-step": "eager",
+                 "py-eager64-step": "eager", "dynamo-step": "eager"}
 
 
 # Runners that run the program a second time with its batch resized: the same

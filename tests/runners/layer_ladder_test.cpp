@@ -88,6 +88,36 @@ TEST(LayerLadder, LerpOfChannelsLastWithZeroDimEndFailsAtTheDecompositions) {
   EXPECT_EQ(f.ablation[2]["runner"], "aot-decomp");
 }
 
+// inductor-train (program and optimizer step compiled) climbs torch.compile's
+// ladder, then the step compiled alone: the lerp above in a training program
+// fails at the decompositions, not at the two compiled together.
+TEST(LayerLadder, InductorTrainClimbsToTheRungThatFailsFirst) {
+  if (!test::venv_imports("torch._dynamo")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=1 policy=0 mode=train device=cpu world=1 plan=none target=torch2\n"
+      "input %x0 : f32[1,2,1,3] channels_last zeros\n"
+      "input %x1 : f32[1,1] strided zeros\n"
+      "param %w0 : f32[3] range(-0.5,0.5)\n"
+      "target %y0 : f32[3] range(-1.0,1.0)\n"
+      "%1 : f32[1,2,1,3] = lerp %x0, %x1, %x0\n"
+      "%2 : f32[] = mse_loss %w0, %y0\n"
+      "return %1\n"
+      "loss %2\n"
+      "step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=1\n",
+      "lerp_train");
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  Executor ex(test::python_options());
+  Evaluation ev = evaluate(ex, r.program, {"inductor-train"}, /*recheck=*/true);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  const Finding& f = ev.findings[0];
+  EXPECT_EQ(f.stage, "compile");
+  EXPECT_EQ(f.layer, "AOTAutograd+decompositions") << f.ablation.dump();
+  ASSERT_EQ(f.ablation.size(), 6u) << f.ablation.dump();  // five rungs below, then inductor-train
+  EXPECT_EQ(f.ablation[1]["verdict"], "pass") << f.ablation.dump();  // aot-eager
+  EXPECT_EQ(f.ablation[2]["verdict"], "fail") << f.ablation.dump();  // aot-decomp
+  EXPECT_EQ(f.ablation[4]["runner"], "inductor-step");
+}
+
 // A planted fault in Inductor's lowering path (fault-inductor-lowering: sin
 // lowered as sin(x) + 0.01): Dynamo, AOTAutograd and the decompositions are
 // right, so the ladder puts it on Inductor, and it starts at the sin.

@@ -171,4 +171,16 @@ TEST(PythonBatch, TheCompiledStepsFloat32CountIsDynamosNotInductors) {
   EXPECT_TRUE(inductor.findings.empty()) << inductor.findings.front().detail;
 }
 
+// inductor-train: the program and its step both compiled (SGD with momentum
+// and weight decay): it runs and agrees with its reference.
+TEST(PythonBatch, InductorTrainCompilesTheProgramAndItsStep) {
+  if (!have_python_torch()) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  Executor ex(test::python_options());
+  Evaluation ev = evaluate(ex, parse(kTrain), {"inductor-train"}, false);
+  ASSERT_EQ(ev.results.size(), 3u);  // py-eager-step, py-eager64-step, inductor-train
+  for (const auto& r : ev.results) ASSERT_TRUE(r.ok()) << r.runner << ": " << r.error;
+  EXPECT_EQ(ev.results[2].runner, "inductor-train");
+  EXPECT_TRUE(ev.findings.empty()) << ev.findings.front().detail;
+}
+
 }  // namespace dlfuzz

@@ -139,7 +139,8 @@ TEST(RunnerSpec, ReportBackendFromTheTable) {
                                                         {"ts-nnc", "script"},
                                                         {"ts+plugin:/x.so", "script"},
                                                         {"aoti", "inductor"},
-                                                        {"inductor-step", "inductor --compile-step"}}) {
+                                                        {"inductor-step", "inductor --compile-step"},
+                                                        {"inductor-train", "inductor --compile-step --compile-program"}}) {
     d.test_runner = runner;
     EXPECT_NE(markdown_report(d, "db").find("--backend " + backend + "`"), std::string::npos) << runner;
   }
