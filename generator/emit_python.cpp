@@ -34,12 +34,6 @@ nlohmann::json json_float(double d) {
   return d;
 }
 
-// A tuple of string literals: (), ("a",), ("a", "b").
-std::string python_tuple(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& x : items) s += (s.empty() ? "" : ", ") + fmt::format("\"{}\"", x);
-  return "(" + s + (items.size() == 1 ? ",)" : ")");
-}
 }  // namespace
 
 std::string emit_python(const Program& p) {
@@ -74,7 +68,7 @@ std::string emit_python(const Program& p) {
   if (p.train)
     s += fmt::format("TRAIN = (\"{}\", {}, {}, {}, {}, {})\n", optimizer_name(p.train->optimizer),
                      py_float(p.train->lr), py_float(p.train->momentum), py_float(p.train->weight_decay),
-                     p.train->steps, python_tuple(p.train->flags()));
+                     p.train->steps, nlohmann::json(p.train->flags()).dump());  // a list of strings
   else s += "TRAIN = None\n";
   s += "\n\n" + emit_function(p, "program", false);
   s += "\n\nif __name__ == \"__main__\":\n";

@@ -368,8 +368,8 @@ class Generator {
     s.momentum = s.optimizer == Optimizer::sgd && c_.coin(0.5) ? 0.9 : 0.0;
     s.weight_decay = c_.coin(0.3) ? 0.01 : 0.0;
     s.steps = static_cast<int>(c_.range(1, g_.policy().max_train_steps));
-    s.amsgrad = (s.optimizer == Optimizer::adam || s.optimizer == Optimizer::adamw) && c_.coin(0.3);
-    s.nesterov = s.momentum > 0 && c_.coin(0.3);
+    s.amsgrad = has_amsgrad(s.optimizer) && c_.coin(0.3);
+    s.nesterov = s.nesterov_applies() && c_.coin(0.3);
     s.foreach = c_.coin(0.5);
   }
 

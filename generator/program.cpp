@@ -103,6 +103,8 @@ const char* optimizer_name(Optimizer o) {
 
 bool is_adaptive(Optimizer o) { return o != Optimizer::sgd; }
 
+bool has_amsgrad(Optimizer o) { return o == Optimizer::adam || o == Optimizer::adamw; }
+
 std::vector<std::string> TrainStep::flags() const {
   std::vector<std::string> f;
   if (amsgrad) f.push_back("amsgrad");

@@ -148,6 +148,8 @@ const char* optimizer_name(Optimizer o);
 // Adam, AdamW, RMSprop and Adagrad divide by a running root of squared
 // gradients: a tiny gradient can move a param by a step of about lr.
 bool is_adaptive(Optimizer o);
+// The optimizers with an AMSGrad variant: Adam and AdamW.
+bool has_amsgrad(Optimizer o);
 
 // Training: the loss is a 0-d value of the body; each of `steps` iterations runs
 // forward, backward through every param, and one optimizer step.
@@ -168,6 +170,8 @@ struct TrainStep {
   }
   // The flags set, by name, as the .dlf and the Python runtime spell them.
   std::vector<std::string> flags() const;
+  // Nesterov momentum needs SGD with momentum.
+  bool nesterov_applies() const { return optimizer == Optimizer::sgd && momentum > 0; }
 };
 
 enum class PlanKind { none, dp, tp, zero };

@@ -45,10 +45,8 @@ class Verifier {
         return fmt::format("loss %{} must be a 0-d float tensor, not {}", name(s.loss), type_str(t));
       if (s.steps < 1) return "step: steps must be at least 1";
       if (!(s.lr > 0)) return "step: lr must be positive";
-      if (s.amsgrad && s.optimizer != Optimizer::adam && s.optimizer != Optimizer::adamw)
-        return "step: amsgrad is Adam's and AdamW's";
-      if (s.nesterov && (s.optimizer != Optimizer::sgd || !(s.momentum > 0)))
-        return "step: nesterov needs SGD with momentum";
+      if (s.amsgrad && !has_amsgrad(s.optimizer)) return "step: amsgrad is Adam's and AdamW's";
+      if (s.nesterov && !s.nesterov_applies()) return "step: nesterov needs SGD with momentum";
     }
     if (p_.plan.world < 1) return "world size must be at least 1";
     if (p_.device != "cpu" && p_.device != "cuda") return "device must be cpu or cuda, not '" + p_.device + "'";

@@ -57,13 +57,12 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
   return m;
 }
 
-// The ladder of a finding of a runner above (LibTorch's, inductor-train): its runner's, and for a runner with a
-// plugin, its base runner's ladder with the base itself as the top rung
-// below the plugin's passes. nullopt: no ladder.
+// The ladder of a finding of a runner above: its runner's, and for a runner
+// with a plugin (TorchScript runners only), its base runner's ladder with the
+// base itself as the top rung below the plugin's passes. nullopt: no ladder.
 std::optional<RunnerLadder> runner_ladder_of(const Finding& f) {
   auto spec = parse_runner(f.test_runner);
   if (!spec || spec->on_cpu || spec->one_process || f.kind != FindingKind::correctness) return std::nullopt;
-  if (spec->worker() != WorkerKind::native && !runner_ladders().count(spec->row->name)) return std::nullopt;
   auto it = runner_ladders().find(spec->row->name);
   if (spec->plugin.empty()) {
     if (it == runner_ladders().end()) return std::nullopt;

@@ -44,8 +44,8 @@ bool training_mutator(Program& p, Choices& c, const GenPolicy& policy) {
       s.optimizer = o;
       s.lr = random_lr(o, c);
       if (o != Optimizer::sgd) s.momentum = 0;
-      if (o != Optimizer::adam && o != Optimizer::adamw) s.amsgrad = false;
-      if (o != Optimizer::sgd) s.nesterov = false;
+      s.amsgrad = s.amsgrad && has_amsgrad(o);
+      s.nesterov = s.nesterov && s.nesterov_applies();
       return true;
     }
     case 1: s.lr = random_lr(s.optimizer, c); return true;

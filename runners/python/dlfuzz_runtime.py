@@ -375,8 +375,7 @@ def _dlfuzz_fill_missing_grads(params):
 
 
 def _make_optimizer(train, ps):
-    opt_name, lr, momentum, weight_decay = train[:4]
-    flags = train[5] if len(train) > 5 else ()
+    opt_name, lr, momentum, weight_decay, _, flags = train  # ProgramMeta's: flags always there
     # foreach=None: torch.optim's default (the for-loop on CPU tensors).
     common = dict(lr=lr, weight_decay=weight_decay, foreach=True if "foreach" in flags else None)
     if opt_name == "sgd":
@@ -607,7 +606,12 @@ def main(meta, fn):
     rank = _dlfuzz_rank()
     say = print if rank == 0 else (lambda *a: None)
     say("torch", torch.__version__, *([f"world {world} plan {meta.plan}"] if world > 1 else []))
-    ref = run(meta, fn)
+    step_backend = args.backend if args.compile_step else None
+    # inductor-step's reference (a backend other than eager): the step traced by
+    # Dynamo and run eagerly, whose step count is a float32 tensor as the
+    # compiled one's is. --dump-json writes plain eager's results.
+    traced_step = step_backend and step_backend != "eager" and not args.dump_json
+    ref = run(meta, fn, "eager" if traced_step else None)
     if args.dump_json:
         dumps = _dlfuzz_gather_objects(to_json(ref))
         if rank == 0:
@@ -615,11 +619,6 @@ def main(meta, fn):
                 json.dump(dumps[0] if world == 1 else {"world": world, "ranks": dumps}, f)
         return 0
     resized = resized_meta(meta) if args.dynamic else None
-    step_backend = args.backend if args.compile_step else None
-    if step_backend and step_backend != "eager":
-        # As inductor-step is judged: against the step traced by Dynamo and run
-        # eagerly, whose step count is a float32 tensor as the compiled one's is.
-        ref = run(meta, fn, "eager")
     try:
         compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
         got = run(meta, compiled_fn, step_backend)

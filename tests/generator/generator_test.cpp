@@ -33,7 +33,9 @@ TEST(Generator, TrainingProgramsUseEveryOptimizer) {
     seen[p.train->optimizer]++;
     for (const auto& f : p.train->flags()) flags[f]++;
     ASSERT_EQ(verify(p), "") << "seed " << seed;
-    if (p.train->optimizer != Optimizer::sgd) EXPECT_EQ(p.train->momentum, 0) << "seed " << seed;
+    if (p.train->optimizer != Optimizer::sgd) {
+      EXPECT_EQ(p.train->momentum, 0) << "seed " << seed;
+    }
     ParseResult back = parse_program(print_program(p), "seed");
     ASSERT_TRUE(back.ok()) << "seed " << seed << ": " << back.error->str();
     EXPECT_EQ(*back.program.train, *p.train) << "seed " << seed;
