@@ -10,6 +10,7 @@
 #include "generator/op_spec.h"
 #include "oracles/layer_ladder.h"
 #include "oracles/numeric_oracle.h"
+#include "oracles/precision_flow.h"
 #include "runners/runner_spec.h"
 
 namespace dlfuzz {
@@ -88,6 +89,8 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
   Program q = with_intermediates(p, &observed);
   if (observed.empty()) return;
   const size_t n_outputs = p.body.yields.size();
+  const NumericOptions options = numeric_options_for(&p);
+  const PrecisionFlow flow = precision_flow(q);
   std::map<std::string, std::vector<RunResult>> runs;  // test runner -> ref, fp64, test on q
   for (auto& f : findings) {
     if (f.oracle != "numeric" || f.flaky) continue;
@@ -104,22 +107,23 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
         test.outputs.size() != ref.outputs.size()) {
       const RunResult& bad = !ref.ok() ? ref : test;
       std::string why = bad.error.substr(0, bad.error.find('\n')).substr(0, 160);
-      f.first_op_detail = "not located: the program with its intermediate values returned did not run (" +
-                          bad.runner + ": " + (why.empty() ? "outputs missing" : why) + ")";
+      f.first_op_detail = "not located: the program with its intermediate values returned did not run (" + bad.runner +
+                          ": " + (why.empty() ? "outputs missing" : why) + ")";
       continue;
     }
     // The finding must survive the rewrite: judge the original outputs alone.
     RunResult ref_orig = ref, test_orig = test, fp64_orig = fp64;
     for (RunResult* x : {&ref_orig, &test_orig, &fp64_orig})
       if (x->outputs.size() >= n_outputs) x->outputs.resize(n_outputs);
-    if (!check_numeric(ref_orig, test_orig, fp64.ok() ? &fp64_orig : nullptr)) {
+    if (!check_numeric(ref_orig, test_orig, fp64.ok() ? &fp64_orig : nullptr, options)) {
       f.first_op_detail = "not located: the finding goes away when intermediate values are returned";
       continue;
     }
     for (size_t i = 0; i < observed.size(); ++i) {
       size_t k = std::find(q.body.yields.begin(), q.body.yields.end(), observed[i]) - q.body.yields.begin();
       const HostTensor* f64 = fp64.ok() && fp64.outputs.size() > k ? &fp64.outputs[k] : nullptr;
-      std::string diff = compare_tensor(ref.outputs[k], test.outputs[k], f64);
+      std::string diff =
+          compare_tensor(ref.outputs[k], test.outputs[k], f64, options, nullptr, flow.values.at(observed[i]));
       if (diff.empty()) continue;
       const Node* n = node_of(q, observed[i]);
       f.first_op = n ? n->op : "";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "oracles/precision_flow.h"
 #include "oracles/tolerance.h"
 
 namespace dlfuzz {
@@ -54,17 +55,23 @@ NumericOptions numeric_options_for(const Program* p) {
   // lr / sqrt(1 - alpha) = 10 lr (RMSprop, alpha 0.99: its first step).
   if (p && p->train && is_adaptive(p->train->optimizer))
     o.adaptive_step_bound = (p->train->optimizer == Optimizer::rmsprop ? 20 : 2) * p->train->lr * p->train->steps;
+  if (p) {
+    PrecisionFlow flow = precision_flow(*p);
+    o.output_precision = std::move(flow.outputs);
+    o.param_precision = std::move(flow.params);
+  }
   return o;
 }
 
 std::string compare_tensor(const HostTensor& ref, const HostTensor& test, const HostTensor* fp64,
-                           const NumericOptions& opt, const ElementSlack* slack) {
+                           const NumericOptions& opt, const ElementSlack* slack,
+                           std::optional<DType> computed_through) {
   // A missing tensor (a gradient autograd gave none) is compared as zeros.
   // Runners report zeros for such a gradient (they step with zeros), so this
   // only guards results that still lack one.
   if (ref.defined != test.defined) {
-    std::string d = ref.defined ? compare_tensor(ref, zeros_like(ref), fp64, opt)
-                                : compare_tensor(zeros_like(test), test, fp64, opt);
+    std::string d = ref.defined ? compare_tensor(ref, zeros_like(ref), fp64, opt, nullptr, computed_through)
+                                : compare_tensor(zeros_like(test), test, fp64, opt, nullptr, computed_through);
     return d.empty()
                ? ""
                : fmt::format("{} (taken as zeros): {}", ref.defined ? "missing in test" : "unexpected in test", d);
@@ -74,6 +81,7 @@ std::string compare_tensor(const HostTensor& ref, const HostTensor& test, const 
   if (ref.shape != test.shape)
     return fmt::format("shape [{}] vs [{}]", fmt::join(ref.shape, ","), fmt::join(test.shape, ","));
   Tolerance tol = default_tolerance(ref.dtype);
+  if (computed_through && is_float(ref.dtype)) tol = looser(tol, default_tolerance(*computed_through));
   // The float64 values, element by element, where there are any (NaN where not).
   const HostTensor* truth = fp64 && fp64->defined && fp64->shape == ref.shape ? fp64 : nullptr;
   int64_t bad = 0, first_bad = -1;
@@ -139,8 +147,7 @@ ElementSlack adaptive_slack(const RunResult& ref, const RunResult& test, size_t 
 bool params_drifted(const RunResult& ref, const RunResult& test, const std::vector<ElementSlack>& slacks) {
   for (size_t i = 0; i < slacks.size() && i < test.params.size(); ++i) {
     const HostTensor &a = ref.params[i], &b = test.params[i];
-    if (slacks[i].excused.empty() || !a.defined || !b.defined || a.numel() != b.numel() || !is_float(a.dtype))
-      continue;
+    if (slacks[i].excused.empty() || !a.defined || !b.defined || a.numel() != b.numel() || !is_float(a.dtype)) continue;
     Tolerance tol = default_tolerance(a.dtype);
     for (int64_t k = 0; k < a.numel(); ++k)
       if (slacks[i].excused[k] && beyond(tol, a.at(k), b.at(k))) return true;
@@ -196,9 +203,14 @@ std::optional<Finding> check_numeric(const RunResult& ref, const RunResult& test
       std::string d = fmt::format("{} vs {} tensors", part.r.size(), part.t.size());
       return finding(part.name, d, d);
     }
+    const bool is_output = part.name == std::string("output");
+    const auto& precision = is_output ? opt.output_precision : opt.param_precision;
     for (size_t i = 0; i < part.r.size(); ++i) {
       const ElementSlack* slack = part.name == std::string("param") ? &param_slacks[i] : nullptr;
-      std::string d = compare_tensor(part.r[i], part.t[i], pick(*part.f, i), opt, slack);
+      // A distributed run's outputs are every rank's, in rank order.
+      std::optional<DType> through =
+          !precision.empty() && part.r.size() % precision.size() == 0 ? precision[i % precision.size()] : std::nullopt;
+      std::string d = compare_tensor(part.r[i], part.t[i], pick(*part.f, i), opt, slack, through);
       if (drifted && part.name != std::string("param") && numeric_symptom(d).empty()) continue;
       if (!d.empty()) return finding(part.name, fmt::format("{} {}: {}", part.name, i, d), d);
     }

@@ -22,6 +22,10 @@ struct NumericOptions {
   // within tolerance of zero on both sides may differ by that much (the
   // gradients themselves are compared with the usual tolerance). 0: none.
   double adaptive_step_bound = 0;
+  // The lowest precision each output and each param (gradient and updated
+  // value) was computed through (precision_flow.h): judged with that dtype's
+  // tolerance where it is coarser than the result's own. Empty: own dtype.
+  std::vector<std::optional<DType>> output_precision, param_precision;
 };
 
 // Elements of a tensor that may differ by up to `bound` (empty: none).
@@ -30,12 +34,16 @@ struct ElementSlack {
   double bound = 0;
 };
 
-// Compare one tensor; "" if they agree, else what differs.
+// Compare one tensor; "" if they agree, else what differs. `computed_through`:
+// the lowest precision its values were computed through (float results are
+// judged with the coarser of its tolerance and their own dtype's).
 std::string compare_tensor(const HostTensor& ref, const HostTensor& test, const HostTensor* fp64,
-                           const NumericOptions& opt = {}, const ElementSlack* slack = nullptr);
+                           const NumericOptions& opt = {}, const ElementSlack* slack = nullptr,
+                           std::optional<DType> computed_through = std::nullopt);
 
 // The options for judging `p`'s results (NumericOptions::adaptive_step_bound
-// from its optimizer); the defaults without a program.
+// from its optimizer, the precisions from its dataflow); the defaults without
+// a program.
 NumericOptions numeric_options_for(const Program* p);
 
 // The kind of difference compare_tensor() describes, part of a numeric

@@ -20,6 +20,11 @@ inline Tolerance default_tolerance(DType t) {
   }
 }
 
+// The looser of two tolerances, field by field.
+inline Tolerance looser(const Tolerance& a, const Tolerance& b) {
+  return {std::fmax(a.rtol, b.rtol), std::fmax(a.atol, b.atol)};
+}
+
 // |ref - test| beyond atol + rtol * |ref|, as torch.testing.assert_close judges.
 inline bool beyond(const Tolerance& tol, double ref, double test) {
   return std::fabs(ref - test) > tol.atol + tol.rtol * std::fabs(ref);
