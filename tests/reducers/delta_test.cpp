@@ -21,7 +21,7 @@ TEST(ReduceTable, PassesHaveUniqueNamesAndHelp) {
     EXPECT_NE(reduce::reducer_passes_help().find(p.name), std::string::npos);
   }
   for (const char* required : {"nodes", "bypass", "outputs", "train", "control-flow", "dims", "dtypes", "input-values",
-                               "params", "collectives", "world"})
+                               "params", "collectives", "world", "inputize"})
     EXPECT_TRUE(names.count(required)) << required;
   ReduceOptions opt;
   opt.passes = {"no-such-pass"};

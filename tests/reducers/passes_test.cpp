@@ -162,6 +162,30 @@ return %2
 )");
 }
 
+// The operand of frac has a type no other value has, so nodes and bypass
+// cannot remove the matmul; inputize makes it an input.
+TEST(PassInputize, CutsTheConeAboveANode) {
+  std::string in = kInferHead + R"(input %x : f32[2,3] range(-2,2)
+input %y : f32[3,2] range(-2,2)
+%1 : f32[2,2] = matmul %x, %y
+%2 : f32[2,2] = frac %1
+return %2
+)";
+  auto frac = [](const Program& p) { return has_op(p, "frac"); };
+  EXPECT_EQ(reduce_text(in, {"inputize"}, frac), kInferOut + R"(input %x : f32[2,3] range(-2.0,2.0)
+input %y : f32[3,2] range(-2.0,2.0)
+input %x2 : f32[2,2] range(-1.0,1.0)
+%1 : f32[2,2] = frac %x2
+return %1
+)");
+  EXPECT_EQ(reduce_text(in, {"nodes", "bypass"}, frac), kInferOut + R"(input %x : f32[2,3] range(-2.0,2.0)
+input %y : f32[3,2] range(-2.0,2.0)
+%1 : f32[2,2] = matmul %x, %y
+%2 : f32[2,2] = frac %1
+return %2
+)");
+}
+
 TEST(PassParams, MergesOrDemotesParams) {
   std::string in = kInferHead + R"(input %x : f32[4] range(-2,2)
 param %w : f32[4] range(-0.5,0.5)
