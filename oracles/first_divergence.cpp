@@ -93,7 +93,7 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
   const PrecisionFlow flow = precision_flow(q);
   std::map<std::string, std::vector<RunResult>> runs;  // test runner -> ref, fp64, test on q
   for (auto& f : findings) {
-    if (f.oracle != "numeric" || f.flaky) continue;
+    if (f.oracle != "numeric" || f.flaky || !f.first_op_detail.empty()) continue;  // explained already
     auto spec = parse_runner(f.test_runner);
     // A planted fault runner corrupts an output after the fact, not an op:
     // there is nothing to locate (its findings stay one bug per fault). The
