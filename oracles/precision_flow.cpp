@@ -91,20 +91,10 @@ std::vector<TopNode> top_nodes(const Program& p) {
   return nodes;
 }
 
-// The precision of param q's gradient: what backward reads between q and the
-// loss (the forward values of every node on a path from q to the loss, their
-// inputs too), and the dtypes backward accumulates in along that path.
-std::optional<DType> gradient_flow(const Program& p, const std::vector<TopNode>& nodes,
-                                   const std::vector<std::optional<DType>>& flow, int q) {
+// The values the loss is computed from (itself included).
+std::vector<bool> loss_ancestors(const Program& p, const std::vector<TopNode>& nodes) {
   const size_t nv = p.values.size();
-  std::vector<bool> from_q(nv), to_loss(nv);
-  if (q >= 0 && size_t(q) < nv) from_q[q] = true;
-  for (const auto& n : nodes) {
-    bool reached = false;
-    for (int v : n.reads) reached = reached || (v >= 0 && size_t(v) < nv && from_q[v]);
-    if (reached)
-      for (int o : n.outputs) from_q[o] = true;
-  }
+  std::vector<bool> to_loss(nv);
   int loss = p.train->loss;
   if (loss >= 0 && size_t(loss) < nv) to_loss[loss] = true;
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
@@ -113,6 +103,25 @@ std::optional<DType> gradient_flow(const Program& p, const std::vector<TopNode>&
     if (feeds)
       for (int v : it->reads)
         if (v >= 0 && size_t(v) < nv) to_loss[v] = true;
+  }
+  return to_loss;
+}
+
+// The precision of param q's gradient: what backward reads between q and the
+// loss (the forward values of every node on a path from q to the loss, their
+// inputs too), and the dtypes backward accumulates in along that path.
+// `to_loss`: loss_ancestors().
+std::optional<DType> gradient_flow(const Program& p, const std::vector<TopNode>& nodes,
+                                   const std::vector<bool>& to_loss, const std::vector<std::optional<DType>>& flow,
+                                   int q) {
+  const size_t nv = p.values.size();
+  std::vector<bool> from_q(nv);
+  if (q >= 0 && size_t(q) < nv) from_q[q] = true;
+  for (const auto& n : nodes) {
+    bool reached = false;
+    for (int v : n.reads) reached = reached || (v >= 0 && size_t(v) < nv && from_q[v]);
+    if (reached)
+      for (int o : n.outputs) from_q[o] = true;
   }
   std::optional<DType> g = low(p.type(q).dtype);
   for (const auto& n : nodes) {
@@ -140,10 +149,11 @@ PrecisionFlow precision_flow(const Program& p) {
   for (int y : p.body.yields) r.outputs.push_back(y >= 0 && size_t(y) < r.values.size() ? r.values[y] : std::nullopt);
   if (!p.is_training()) return r;
   auto nodes = top_nodes(p);
+  const std::vector<bool> to_loss = loss_ancestors(p, nodes);
   std::optional<DType> any_param;
   for (const auto& in : p.inputs) {
     if (in.kind != InputKind::param) continue;
-    r.params.push_back(gradient_flow(p, nodes, r.values, in.value));
+    r.params.push_back(gradient_flow(p, nodes, to_loss, r.values, in.value));
     any_param = coarser(any_param, r.params.back());
   }
   // After the first step every value is computed from params the earlier

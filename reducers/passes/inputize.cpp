@@ -16,12 +16,12 @@
 namespace dlfuzz::reduce {
 
 namespace {
-std::string fresh_name(const Program& p, int& next) {
-  std::set<std::string> taken;
-  for (const auto& v : p.values) taken.insert(v.name);
+// "x<next>", the first such name not in `taken` (which it joins).
+std::string fresh_name(std::set<std::string>& taken, int& next) {
   std::string name;
   do name = "x" + std::to_string(next++);
   while (taken.count(name));
+  taken.insert(name);
   return name;
 }
 }  // namespace
@@ -30,13 +30,15 @@ void reduce_inputize(Oracle& o, Program& p) {
   std::map<int, int> to;
   std::set<const Node*> drop;
   int next = static_cast<int>(p.inputs.size());
+  std::set<std::string> taken;
+  for (const auto& v : p.values) taken.insert(v.name);
   for (Node* n : all_nodes(p.body)) {
     if (n->op == "loop" || n->op == "if" || o.shouldKeep()) continue;
     drop.insert(n);
     for (int out : n->outputs) {
       TensorType t = p.type(out);
       InputDecl in;
-      in.value = p.add_value(fresh_name(p, next), t);
+      in.value = p.add_value(fresh_name(taken, next), t);
       in.init = is_float(t.dtype) ? Init::uniform : Init::zeros;
       p.inputs.push_back(in);
       to[out] = in.value;
