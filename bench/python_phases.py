@@ -20,6 +20,14 @@ Configurations (--configs, comma-separated):
             module: runners/python/one_kernel_module.py), e.g. batch8-own
   ...-old   suffix: batches as before nested graph breaks: programs with
             `if`, `.item()` or dropout run alone, e.g. batch8-old
+  ...-graph suffix: each graph's kernels built when its wrapper module
+            waits for them, the backward compiled at its first call
+            (DLFUZZ_ONE_KERNEL_MODULE=graph; without it the kernels are
+            built on their first call with every kernel compiled by then,
+            a graph's forward and backward together), e.g. batch8-graph
+  ...-compiled suffix: the first warm-up call runs the compiled graphs
+            (DLFUZZ_EAGER_FIRST_CALL=0; without it it runs them eagerly,
+            runners/python/eager_first_call.py), e.g. batch8-graph-compiled
   ...-unshared  suffix: with several --runner (inductor,aot-eager), each
             traces the batch itself instead of sharing one Dynamo trace
             (runners/python/shared_trace.py), e.g. batch8-unshared
@@ -198,6 +206,10 @@ def main():
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         if "-own" in config:
             env["DLFUZZ_ONE_KERNEL_MODULE"] = "0"
+        if "-compiled" in config:
+            env["DLFUZZ_EAGER_FIRST_CALL"] = "0"
+        if "-graph" in config:
+            env["DLFUZZ_ONE_KERNEL_MODULE"] = "graph"
         out = subprocess.run([sys.executable, os.path.abspath(__file__), "--runner", args.runner, "--child", config]
                              + files, env=env, capture_output=True, text=True)
         line = [x for x in out.stdout.splitlines() if x.startswith("PHASES ")]

@@ -12,10 +12,19 @@ writes its own, built and loaded by Inductor's own CppPythonBindingsCodeCache
 (same flags, same precompiled header). The kernels' code is byte for byte
 Inductor's; only how many of them share a shared library changes.
 
+The build is deferred to the first kernel call (LazyKernel), so it takes
+every kernel defined by then: with AOTAutograd's backward compiled with its
+forward (worker.configure_torch), a training graph's forward and backward
+kernels are one g++ run, not two. A kernel's first call rebinds its name in
+the wrapper module to the built kernel, so later calls go to it directly.
+
 Should the shared build fail (two kernels defining one name), every kernel is
 built alone, as Inductor would have, so a kernel that does not compile fails
-with Inductor's own error. install() does nothing on a PyTorch whose Inductor
-lacks the functions it wraps.
+with Inductor's own error, raised as an InductorError (a compile error) from
+its first call. install() does nothing on a PyTorch whose Inductor lacks the
+functions it wraps; install(lazy=False) builds a graph's kernels when its
+wrapper module waits for them, as Inductor does (bench/python_phases.py's
+-graph configurations).
 """
 import re
 import threading
@@ -169,14 +178,38 @@ class PendingKernels:
                 slot["error"] = e
 
 
+class LazyKernel:
+    """A kernel as Inductor's wrapper module holds it until its first call.
+    Not a Future, so the module's async_compile.wait() leaves it alone; that
+    wait() records where the module keeps it (homes), and the first call puts
+    the built kernel there."""
+
+    def __init__(self, get):
+        self.get = get
+        self.homes = []  # [(the wrapper module's globals, name)]
+
+    def __call__(self, *args):
+        try:
+            fn = self.get()
+        except Exception as e:  # a compile error, as Inductor raises one while compiling
+            from torch._inductor.exc import InductorError
+            raise InductorError(e, None) from e
+        for scope, name in self.homes:
+            scope[name] = fn
+        return fn(*args)
+
+
 PENDING = None
 ORIGINAL = None  # Inductor's own AsyncCompile.cpp_pybinding, once install() replaced it
+ORIGINAL_WAIT = None
 
 
-def install():
+def install(lazy=True):
     """Route Inductor's C++ kernel builds through PendingKernels (once per
-    process). False where this PyTorch's Inductor has no such builds."""
-    global PENDING, ORIGINAL
+    process): built at the first kernel call (lazy) or when the graph's
+    wrapper module waits for its kernels. False where this PyTorch's Inductor
+    has no such builds."""
+    global PENDING, ORIGINAL, ORIGINAL_WAIT
     try:
         from torch._inductor.async_compile import AsyncCompile
         from torch._inductor.codecache import CppPythonBindingsCodeCache, LambdaFuture
@@ -191,13 +224,17 @@ def install():
     def cpp_pybinding(self, argtypes, source_code):
         get = PENDING.add(argtypes, source_code)
         from torch._inductor.async_compile import get_compile_threads
-        if get_compile_threads() > 1:
+        if not lazy and get_compile_threads() > 1:
             return LambdaFuture(get)  # async_compile.wait() asks for every result
+        return LazyKernel(get)
 
-        def first_call(*args):  # no wait(): built on the graph's first kernel call
-            return get()(*args)
-        return first_call
+    def wait(self, scope):
+        for name, value in scope.items():
+            if isinstance(value, LazyKernel):
+                value.homes.append((scope, name))
+        return ORIGINAL_WAIT(self, scope)
 
-    ORIGINAL = AsyncCompile.cpp_pybinding
+    ORIGINAL, ORIGINAL_WAIT = AsyncCompile.cpp_pybinding, AsyncCompile.wait
     AsyncCompile.cpp_pybinding = cpp_pybinding
+    AsyncCompile.wait = wait
     return True

@@ -14,6 +14,8 @@ runner's programs alone (run_one says which failed, at which stage).
 """
 import torch
 
+import eager_first_call
+
 # runner -> the torch.compile backend it names. Inductor last: its pre-grad
 # passes rewrite the graph module in place, and aot_eager must see Dynamo's.
 BACKENDS = {"aot-eager": "aot_eager", "inductor": "inductor"}
@@ -30,7 +32,7 @@ def sharable(runners, backends=BACKENDS):
     return shared if len(shared) > 1 else []
 
 
-def _backend(name):
+def backend(name):
     """A backend's compiler function: a callable as is, Inductor as
     torch.compile(fn) makes it (no mode, no options), others by name."""
     if callable(name):
@@ -57,13 +59,14 @@ class SharedTrace:
         self.active = self.runners[0]
 
     def __call__(self, gm, example_inputs):
+        eager = eager_first_call.eager_copy(gm)
         compiled = {}
         for runner in self.runners:
             try:
-                compiled[runner] = _backend(self.backends[runner])(gm, example_inputs)
+                compiled[runner] = backend(self.backends[runner])(gm, example_inputs)
             except Exception as e:  # noqa: BLE001 - the other backends still run
                 compiled[runner] = _failing(e)
 
         def run(*args):
             return compiled[self.active](*args)
-        return run
+        return eager_first_call.first_call_eager(eager, run)

@@ -86,6 +86,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import batching  # noqa: E402
 import shared_trace  # noqa: E402
 import dlfuzz_runtime as rt  # noqa: E402
+import eager_first_call  # noqa: E402
 import one_kernel_module  # noqa: E402
 import planted_faults  # noqa: E402
 import timing  # noqa: E402
@@ -222,7 +223,9 @@ def aoti_fn(meta, fn):
 RUNNERS = {
     "py-eager": lambda meta, fn: fn,
     "py-eager64": lambda meta, fn: fn,  # its function and inputs are float64 already (load())
-    "inductor": lambda meta, fn: torch_compile(fn),
+    # Its graphs run eagerly in the first warm-up call (eager_first_call.py):
+    # every graph's kernels are then built in one g++ run.
+    "inductor": lambda meta, fn: torch_compile(fn, backend=eager_first_call.Backend(shared_trace.backend("inductor"))),
     "inductor-dynamic": lambda meta, fn: rt.capture_data_dependent(torch_compile(fn, dynamic=True)),
     "py-eager-resized": lambda meta, fn: fn,
     "py-eager64-resized": lambda meta, fn: fn,
@@ -340,8 +343,12 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         t1 = time.perf_counter()
         stage = "run"
         set_collective_timeout(COLLECTIVE_TIMEOUT if fn is program_fn else COMPILE_TIMEOUT)
-        for _ in range(warmup):  # compilation happens on the first calls
-            rt.run(meta, fn)
+        # compilation happens on the first calls
+        if meta.world == 1:
+            eager_first_call.warm_up(lambda: rt.run(meta, fn), warmup)
+        else:  # ranks make their calls together
+            for _ in range(warmup):
+                rt.run(meta, fn)
         set_collective_timeout(COLLECTIVE_TIMEOUT)
         got = rt.run(meta, fn, STEP_BACKENDS.get(runner))
         result["run_ms"] = (time.perf_counter() - t1) * 1000
@@ -478,8 +485,7 @@ def run_compiled_batch(runners, programs, warmup, backends):
                 shared.active = runner
             t1 = time.perf_counter()
             try:
-                for _ in range(warmup):
-                    batching.run_batched(metas, compiled)
+                eager_first_call.warm_up(lambda: batching.run_batched(metas, compiled), warmup)
                 results = batching.run_batched(metas, compiled)
             except Exception:
                 continue
@@ -636,11 +642,19 @@ class RankPool:
 def configure_torch():
     """The same settings in the worker and in its rank processes."""
     torch.set_num_threads(1)
-    # Each graph's C++ kernels built as one shared library (one_kernel_module.py:
-    # the same kernel code, a g++ run per graph instead of per kernel).
-    # DLFUZZ_ONE_KERNEL_MODULE=0 builds each alone, as Inductor does.
-    if hasattr(torch, "_inductor") and os.environ.get("DLFUZZ_ONE_KERNEL_MODULE", "1") != "0":
-        one_kernel_module.install()
+    # A graph's C++ kernels built as one shared library on their first call
+    # (one_kernel_module.py: the same kernel code, one g++ run for the kernels
+    # compiled by then), and AOTAutograd's backward compiled with its forward
+    # (what it does anyway where the backward saves sizes), so a training
+    # graph's two are one g++ run. DLFUZZ_ONE_KERNEL_MODULE=0 builds each
+    # kernel alone, as Inductor does; =graph builds each graph's kernels when
+    # its wrapper waits for them (backward compiled lazily, as by default).
+    mode = os.environ.get("DLFUZZ_ONE_KERNEL_MODULE", "1")
+    if hasattr(torch, "_inductor") and mode != "0":
+        lazy = mode != "graph"
+        if one_kernel_module.install(lazy=lazy) and lazy:
+            from torch._functorch import config as functorch_config
+            functorch_config.force_non_lazy_backward_lowering = True
     # IEEE float32 on the GPU as on the CPU (the C++ runners do the same).
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False

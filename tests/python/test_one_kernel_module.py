@@ -4,6 +4,7 @@ build gives, in fewer g++ runs.
 
     .venv/bin/python -m unittest discover -s tests/python
 """
+import contextlib
 import os
 import sys
 import tempfile
@@ -42,42 +43,53 @@ class CombinedSource(unittest.TestCase):
         self.assertIn("PyInit_kernel", text)
 
 
+@contextlib.contextmanager
+def counted_builds():
+    """The command lines of the g++ builds of kernel modules made inside (not
+    preprocessing runs), in an Inductor cache of their own."""
+    from torch._inductor import cpp_builder
+    builds, build = [], cpp_builder.CppBuilder.build
+
+    def counted(self, *a, **k):
+        line = self.get_command_line()
+        if " -E " not in line:
+            builds.append(line)
+        return build(self, *a, **k)
+    old_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="dlfuzz_builds_")
+    cpp_builder.CppBuilder.build = counted
+    try:
+        yield builds
+    finally:
+        cpp_builder.CppBuilder.build = build
+        if old_dir is None:
+            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+        else:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = old_dir
+
+
 @unittest.skipUnless(HAS_INDUCTOR, "needs PyTorch 2.x")
 class OneModulePerGraph(unittest.TestCase):
     def test_same_values_fewer_builds(self):
-        from torch._inductor import codecache, cpp_builder
-        builds = []
-        build = cpp_builder.CppBuilder.build
-
-        def counted(self, *a, **k):
-            builds.append(self.get_command_line())
-            return build(self, *a, **k)
+        from torch._inductor import codecache
+        from torch._inductor.async_compile import AsyncCompile
         x, y, z = (torch.randn(8, 8) for _ in range(3))
         torch.compile(lambda t: t + 1)(x)  # the process's first compile builds more than kernels
         got = {}
-        old_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-        cpp_builder.CppBuilder.build = counted
+        self.assertTrue(one_kernel_module.install())  # perhaps another test did already
+        builders = {"own": one_kernel_module.ORIGINAL, "one": AsyncCompile.cpp_pybinding}
         try:  # builds in this process, where they are counted (not in a compile pool)
             torch._inductor.config.compile_threads = 1
-            from torch._inductor.async_compile import AsyncCompile
-            self.assertTrue(one_kernel_module.install())  # perhaps another test did already
-            builders = {"own": one_kernel_module.ORIGINAL, "one": AsyncCompile.cpp_pybinding}
             for mode in ("own", "one"):
-                os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="dlfuzz_okm_")
                 AsyncCompile.cpp_pybinding = builders[mode]
                 torch._dynamo.reset()
                 codecache.CppPythonBindingsCodeCache.cache_clear()
-                builds.clear()
-                got[mode] = (torch.compile(program)(x, y, z), [b for b in builds if " -E " not in b])
+                with counted_builds() as builds:
+                    got[mode] = (torch.compile(program)(x, y, z), builds)
         finally:
             AsyncCompile.cpp_pybinding = builders["one"]
-            cpp_builder.CppBuilder.build = build
             torch._inductor.config.compile_threads = None
             torch._dynamo.reset()
-            if old_dir is None:
-                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-            else:
-                os.environ["TORCHINDUCTOR_CACHE_DIR"] = old_dir
         for a, b, e in zip(got["own"][0], got["one"][0], program(x, y, z)):
             self.assertTrue(torch.equal(a, b))
             self.assertTrue(torch.allclose(a, e, atol=1e-5))
@@ -85,6 +97,51 @@ class OneModulePerGraph(unittest.TestCase):
         self.assertGreater(own, 1, "the program has several kernels")
         self.assertEqual(one, 1, "one build for the graph's kernels")
         self.assertGreaterEqual(one_kernel_module.PENDING.builds, 1)
+
+    def test_a_training_graphs_forward_and_backward_are_one_build(self):
+        from torch._functorch import config as functorch_config
+        from torch._inductor import codecache
+
+        def step(x, w):
+            return ((x * w) * (x * w) * w).sum()  # arithmetic only, as program above
+        x, w = torch.randn(8, 8), torch.randn(8, 8, requires_grad=True)
+        step(x, w).backward()
+        expected, w.grad = w.grad, None
+        torch.compile(lambda t: t + 1)(x)  # the process's first compile builds more than kernels
+        self.assertTrue(one_kernel_module.install())
+        try:  # as worker.configure_torch sets it
+            with functorch_config.patch(force_non_lazy_backward_lowering=True), counted_builds() as builds:
+                torch._dynamo.reset()
+                codecache.CppPythonBindingsCodeCache.cache_clear()
+                torch.compile(step)(x, w).backward()
+        finally:
+            torch._dynamo.reset()
+        self.assertTrue(torch.allclose(w.grad, expected, atol=1e-5))
+        self.assertEqual(len(builds), 1, "forward and backward kernels in one build")
+
+
+class LazyKernels(unittest.TestCase):
+    def test_the_first_call_builds_and_rebinds(self):
+        built = []
+        pending = one_kernel_module.PendingKernels(lambda argtypes, source: built.append(source) or (lambda: source))
+        scope = {"k": one_kernel_module.LazyKernel(pending.add([], "a"))}
+        scope["k"].homes.append((scope, "k"))
+        self.assertEqual(built, [], "nothing built before the first call")
+        self.assertEqual(scope["k"](), "a")
+        self.assertEqual(built, ["a"])
+        self.assertNotIsInstance(scope["k"], one_kernel_module.LazyKernel, "later calls go to the kernel")
+
+    @unittest.skipUnless(HAS_INDUCTOR, "needs PyTorch 2.x")
+    def test_a_build_error_is_a_compile_error_of_the_first_call(self):
+        from torch._inductor.exc import InductorError
+
+        def fails(argtypes, source):
+            raise RuntimeError("C++ compile error")
+        pending = one_kernel_module.PendingKernels(fails)
+        kernel = one_kernel_module.LazyKernel(pending.add([], "a"))
+        with self.assertRaises(InductorError) as caught:
+            kernel()
+        self.assertIn("C++ compile error", str(caught.exception))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,77 @@
+"""A compiled runner's first warm-up call runs each captured graph eagerly.
+
+Dynamo hands a graph to the backend when it reaches the graph's end, and the
+graph runs right away: with graph breaks (a data-dependent `if`, `.item()`,
+a batch of programs, batching.py) graph 2 is not traced before graph 1 ran.
+Inductor's C++ kernels are built on their first call (one_kernel_module.py),
+so graph 1's build cannot wait for graph 2's kernels: a g++ run per graph.
+
+Inside window(), a graph compiled through Backend runs as Dynamo captured it
+(the FX graph module, eager PyTorch), not as compiled. The call whose
+results are dropped anyway (a warm-up call) then traces and compiles every
+graph, and builds nothing; the next call's first kernel builds every graph's
+kernels, forwards and backwards, in one g++ run. Later calls, and every call
+outside window(), run the compiled graphs: nothing dlfuzz compares comes
+from the eager first call.
+"""
+import contextlib
+import os
+
+import torch
+
+_open = False
+
+
+@contextlib.contextmanager
+def window():
+    """Graphs called in here run eagerly (a warm-up call: results dropped)."""
+    global _open
+    _open = True
+    try:
+        yield
+    finally:
+        _open = False
+
+
+def eager_copy(gm):
+    """The graph as Dynamo captured it: Inductor's pre-grad passes rewrite the
+    graph module they are given in place."""
+    import copy
+    return torch.fx.GraphModule(gm, copy.deepcopy(gm.graph))
+
+
+def first_call_eager(eager, compiled):
+    def run(*args):
+        return eager(*args) if _open else compiled(*args)
+    return run
+
+
+class Backend:
+    """A torch.compile backend: `compile(gm, example_inputs)` (Inductor as
+    torch.compile makes it), its graphs eager inside window()."""
+
+    def __init__(self, compile):
+        self.compile = compile
+        # Dynamo names the backend by it (its repro-after-dynamo tooling)
+        self.compiler_name = getattr(compile, "compiler_name", None)
+
+    def __call__(self, gm, example_inputs):
+        eager = eager_copy(gm)
+        return first_call_eager(eager, self.compile(gm, example_inputs))
+
+
+def warm_up(call, calls):
+    """`calls` warm-up calls of `call`, the first inside window(). Should that
+    one raise (eager rejects what the compiled graph may accept: the accepts
+    oracle's findings), it is made again with the compiled graphs.
+    DLFUZZ_EAGER_FIRST_CALL=0: every call compiled (for A/B runs)."""
+    eager_first = os.environ.get("DLFUZZ_EAGER_FIRST_CALL", "1") != "0"
+    for k in range(calls):
+        if k == 0 and eager_first:
+            try:
+                with window():
+                    call()
+                continue
+            except Exception:  # noqa: BLE001 - made again, compiled, below
+                pass
+        call()

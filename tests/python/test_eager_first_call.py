@@ -1,0 +1,101 @@
+"""Unit tests of runners/python/eager_first_call.py: graphs run eagerly only
+inside window(), the warm-up's first call is made again compiled when eager
+rejects it, and a program with graph breaks builds its kernels in one g++ run.
+
+    .venv/bin/python -m unittest discover -s tests/python
+"""
+import os
+import sys
+import unittest
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runners", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import eager_first_call  # noqa: E402
+from test_one_kernel_module import counted_builds  # noqa: E402
+
+HAS_DYNAMO = hasattr(torch, "compile") and hasattr(torch, "_dynamo")
+
+
+def off_by_one(gm, example_inputs):
+    """A 'compiler' whose graphs are told apart from eager ones: one more."""
+    def run(*args):
+        return [t + 1 for t in gm(*args)]
+    return run
+
+
+class WarmUp(unittest.TestCase):
+    def test_the_first_call_is_in_the_window_the_others_not(self):
+        seen = []
+        eager_first_call.warm_up(lambda: seen.append(eager_first_call._open), 3)
+        self.assertEqual(seen, [True, False, False])
+
+    def test_a_first_call_eager_rejects_is_made_again_compiled(self):
+        seen = []
+
+        def call():
+            seen.append(eager_first_call._open)
+            if eager_first_call._open:
+                raise RuntimeError("eager rejects it")
+        eager_first_call.warm_up(call, 2)
+        self.assertEqual(seen, [True, False, False])
+
+    def test_no_warm_up_no_window(self):
+        seen = []
+        eager_first_call.warm_up(lambda: seen.append(1), 0)
+        self.assertEqual(seen, [])
+
+
+@unittest.skipUnless(HAS_DYNAMO, "needs PyTorch 2.x")
+class FirstCallEager(unittest.TestCase):
+    def tearDown(self):
+        torch._dynamo.reset()
+
+    def test_graphs_run_eagerly_only_inside_the_window(self):
+        def f(x):
+            y = x * 2
+            if bool(y.sum() > 0):  # a graph break: two graphs
+                y = y + 3
+            return y - 1
+        x = torch.ones(3)
+        compiled = torch.compile(f, backend=eager_first_call.Backend(off_by_one))
+        with eager_first_call.window():
+            self.assertTrue(torch.equal(compiled(x), f(x)))
+        self.assertTrue(torch.equal(compiled(x), f(x) + 2), "both graphs compiled outside")
+
+    def test_one_build_for_a_training_program_with_graph_breaks(self):
+        sys.argv = sys.argv[:1]
+        import worker  # its settings: kernels built on their first call, backward with forward
+        worker.configure_torch()
+        torch.compile(lambda t: t + 1)(torch.ones(3))  # the process's first compile builds more than kernels
+
+        def program(x, w):  # arithmetic only (see test_one_kernel_module.py)
+            a = x * w + 1
+            s = a.sum().item()  # graph break
+            c = a * s * w
+            if bool(c.sum() > 0):  # graph break
+                c = c * 2
+            return (c * c).sum()
+        # Small integers: .item() is the same float eager and compiled (Dynamo
+        # specializes on it: another value would recompile the resumed graph).
+        torch.manual_seed(0)
+        x = torch.randint(-2, 3, (8, 8)).float()
+        w = torch.randint(-2, 3, (8, 8)).float().requires_grad_()
+        program(x, w).backward()
+        expected = w.grad
+        compiled = worker.RUNNERS["inductor"](None, program)
+
+        def call():
+            w.grad = None
+            compiled(x, w).backward()
+            return w.grad
+        with counted_builds() as builds:
+            eager_first_call.warm_up(call, 2)
+            got = call()
+        self.assertTrue(torch.equal(got, expected))
+        self.assertEqual(len(builds), 1, "every graph's kernels in one build")
+
+
+if __name__ == "__main__":
+    unittest.main()
