@@ -52,8 +52,10 @@ class Backend:
 
     def __init__(self, compile):
         self.compile = compile
-        # Dynamo names the backend by it (its repro-after-dynamo tooling)
+        # Dynamo names the backend by these (its errors: "backend='inductor'
+        # raised", its repro-after-dynamo tooling), as it names `compile`.
         self.compiler_name = getattr(compile, "compiler_name", None)
+        self.__name__ = self.compiler_name or type(compile).__name__
 
     def __call__(self, gm, example_inputs):
         eager = eager_copy(gm)

@@ -13,9 +13,8 @@ writes its own, built and loaded by Inductor's own CppPythonBindingsCodeCache
 Inductor's; only how many of them share a shared library changes.
 
 The build is deferred to the first kernel call (LazyKernel), so it takes
-every kernel defined by then: with AOTAutograd's backward compiled with its
-forward (worker.configure_torch), a training graph's forward and backward
-kernels are one g++ run, not two. A kernel's first call rebinds its name in
+every kernel defined by then: every graph of a batch when its first call ran
+them eagerly (eager_first_call.py). A kernel's first call rebinds its name in
 the wrapper module to the built kernel, so later calls go to it directly.
 
 Should the shared build fail (two kernels defining one name), every kernel is

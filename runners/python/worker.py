@@ -643,18 +643,17 @@ def configure_torch():
     """The same settings in the worker and in its rank processes."""
     torch.set_num_threads(1)
     # A graph's C++ kernels built as one shared library on their first call
-    # (one_kernel_module.py: the same kernel code, one g++ run for the kernels
-    # compiled by then), and AOTAutograd's backward compiled with its forward
-    # (what it does anyway where the backward saves sizes), so a training
-    # graph's two are one g++ run. DLFUZZ_ONE_KERNEL_MODULE=0 builds each
-    # kernel alone, as Inductor does; =graph builds each graph's kernels when
-    # its wrapper waits for them (backward compiled lazily, as by default).
+    # (one_kernel_module.py: the same kernel code, one g++ run for every
+    # kernel compiled by then). DLFUZZ_ONE_KERNEL_MODULE=0 builds each kernel
+    # alone, as Inductor does; =graph builds each graph's kernels when its
+    # wrapper waits for them. (AOTAutograd's backward stays compiled at its
+    # first call, as by default: force_non_lazy_backward_lowering, which would
+    # put a graph's backward kernels in its forward's build, 13 instead of 22
+    # g++ runs for 32 programs, made an inference program fail at run in a
+    # campaign, a failure users of the default do not see.)
     mode = os.environ.get("DLFUZZ_ONE_KERNEL_MODULE", "1")
     if hasattr(torch, "_inductor") and mode != "0":
-        lazy = mode != "graph"
-        if one_kernel_module.install(lazy=lazy) and lazy:
-            from torch._functorch import config as functorch_config
-            functorch_config.force_non_lazy_backward_lowering = True
+        one_kernel_module.install(lazy=mode != "graph")
     # IEEE float32 on the GPU as on the CPU (the C++ runners do the same).
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False

@@ -98,27 +98,6 @@ class OneModulePerGraph(unittest.TestCase):
         self.assertEqual(one, 1, "one build for the graph's kernels")
         self.assertGreaterEqual(one_kernel_module.PENDING.builds, 1)
 
-    def test_a_training_graphs_forward_and_backward_are_one_build(self):
-        from torch._functorch import config as functorch_config
-        from torch._inductor import codecache
-
-        def step(x, w):
-            return ((x * w) * (x * w) * w).sum()  # arithmetic only, as program above
-        x, w = torch.randn(8, 8), torch.randn(8, 8, requires_grad=True)
-        step(x, w).backward()
-        expected, w.grad = w.grad, None
-        torch.compile(lambda t: t + 1)(x)  # the process's first compile builds more than kernels
-        self.assertTrue(one_kernel_module.install())
-        try:  # as worker.configure_torch sets it
-            with functorch_config.patch(force_non_lazy_backward_lowering=True), counted_builds() as builds:
-                torch._dynamo.reset()
-                codecache.CppPythonBindingsCodeCache.cache_clear()
-                torch.compile(step)(x, w).backward()
-        finally:
-            torch._dynamo.reset()
-        self.assertTrue(torch.allclose(w.grad, expected, atol=1e-5))
-        self.assertEqual(len(builds), 1, "forward and backward kernels in one build")
-
 
 class LazyKernels(unittest.TestCase):
     def test_the_first_call_builds_and_rebinds(self):
