@@ -10,9 +10,12 @@ Inside window(), a graph compiled through Backend runs as Dynamo captured it
 (the FX graph module, eager PyTorch), not as compiled. The call whose
 results are dropped anyway (a warm-up call) then traces and compiles every
 graph, and builds nothing; the next call's first kernel builds every graph's
-kernels, forwards and backwards, in one g++ run. Later calls, and every call
-outside window(), run the compiled graphs: nothing dlfuzz compares comes
-from the eager first call.
+forward kernels in one g++ run (a backward graph is compiled, and built, at
+its first call, as by default). Later calls, and every call outside
+window(), run the compiled graphs: nothing dlfuzz compares comes from the
+eager first call. One difference a user would not see: a float a graph break
+reads (`.item()`) that eager and compiled code round differently makes the
+graph after it compile again in the second call (Dynamo specializes on it).
 """
 import contextlib
 import os
