@@ -21,10 +21,9 @@ Configurations (--configs, comma-separated):
   ...-old   suffix: batches as before nested graph breaks: programs with
             `if`, `.item()` or dropout run alone, e.g. batch8-old
   ...-graph suffix: each graph's kernels built when its wrapper module
-            waits for them, the backward compiled at its first call
-            (DLFUZZ_ONE_KERNEL_MODULE=graph; without it the kernels are
-            built on their first call with every kernel compiled by then,
-            a graph's forward and backward together), e.g. batch8-graph
+            waits for them (DLFUZZ_ONE_KERNEL_MODULE=graph; without it the
+            kernels are built on their first call with every kernel
+            compiled by then), e.g. batch8-graph
   ...-compiled suffix: the first warm-up call runs the compiled graphs
             (DLFUZZ_EAGER_FIRST_CALL=0; without it it runs them eagerly,
             runners/python/eager_first_call.py), e.g. batch8-graph-compiled

@@ -65,12 +65,13 @@ class Backend:
         return first_call_eager(eager, self.compile(gm, example_inputs))
 
 
-def warm_up(call, calls):
-    """`calls` warm-up calls of `call`, the first inside window(). Should that
-    one raise (eager rejects what the compiled graph may accept: the accepts
-    oracle's findings), it is made again with the compiled graphs.
-    DLFUZZ_EAGER_FIRST_CALL=0: every call compiled (for A/B runs)."""
-    eager_first = os.environ.get("DLFUZZ_EAGER_FIRST_CALL", "1") != "0"
+def warm_up(call, calls, eager_first=True):
+    """`calls` warm-up calls of `call`, the first inside window() where
+    eager_first. Should that one raise (eager rejects what the compiled graph
+    may accept: the accepts oracle's findings), it is made again with the
+    compiled graphs. DLFUZZ_EAGER_FIRST_CALL=0: every call compiled (for A/B
+    runs)."""
+    eager_first = eager_first and os.environ.get("DLFUZZ_EAGER_FIRST_CALL", "1") != "0"
     for k in range(calls):
         if k == 0 and eager_first:
             try:

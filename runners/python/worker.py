@@ -224,7 +224,7 @@ RUNNERS = {
     "py-eager": lambda meta, fn: fn,
     "py-eager64": lambda meta, fn: fn,  # its function and inputs are float64 already (load())
     # Its graphs run eagerly in the first warm-up call (eager_first_call.py):
-    # every graph's kernels are then built in one g++ run.
+    # every graph's forward kernels are then built in one g++ run.
     "inductor": lambda meta, fn: torch_compile(fn, backend=eager_first_call.Backend(shared_trace.backend("inductor"))),
     "inductor-dynamic": lambda meta, fn: rt.capture_data_dependent(torch_compile(fn, dynamic=True)),
     "py-eager-resized": lambda meta, fn: fn,
@@ -343,12 +343,9 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         t1 = time.perf_counter()
         stage = "run"
         set_collective_timeout(COLLECTIVE_TIMEOUT if fn is program_fn else COMPILE_TIMEOUT)
-        # compilation happens on the first calls
-        if meta.world == 1:
-            eager_first_call.warm_up(lambda: rt.run(meta, fn), warmup)
-        else:  # ranks make their calls together
-            for _ in range(warmup):
-                rt.run(meta, fn)
+        # compilation happens on the first calls; ranks make theirs together,
+        # so a rank does not make its first one again alone
+        eager_first_call.warm_up(lambda: rt.run(meta, fn), warmup, eager_first=meta.world == 1)
         set_collective_timeout(COLLECTIVE_TIMEOUT)
         got = rt.run(meta, fn, STEP_BACKENDS.get(runner))
         result["run_ms"] = (time.perf_counter() - t1) * 1000
@@ -647,10 +644,9 @@ def configure_torch():
     # kernel compiled by then). DLFUZZ_ONE_KERNEL_MODULE=0 builds each kernel
     # alone, as Inductor does; =graph builds each graph's kernels when its
     # wrapper waits for them. (AOTAutograd's backward stays compiled at its
-    # first call, as by default: force_non_lazy_backward_lowering, which would
-    # put a graph's backward kernels in its forward's build, 13 instead of 22
-    # g++ runs for 32 programs, made an inference program fail at run in a
-    # campaign, a failure users of the default do not see.)
+    # first call, as by default: force_non_lazy_backward_lowering would put a
+    # graph's backward kernels in its forward's build, 13 instead of 22 g++
+    # runs for 32 programs, but it is not what users run.)
     mode = os.environ.get("DLFUZZ_ONE_KERNEL_MODULE", "1")
     if hasattr(torch, "_inductor") and mode != "0":
         one_kernel_module.install(lazy=mode != "graph")

@@ -46,6 +46,11 @@ class WarmUp(unittest.TestCase):
         eager_first_call.warm_up(lambda: seen.append(1), 0)
         self.assertEqual(seen, [])
 
+    def test_ranks_make_every_call_compiled(self):
+        seen = []
+        eager_first_call.warm_up(lambda: seen.append(eager_first_call._open), 2, eager_first=False)
+        self.assertEqual(seen, [False, False])
+
 
 @unittest.skipUnless(HAS_DYNAMO, "needs PyTorch 2.x")
 class FirstCallEager(unittest.TestCase):
