@@ -175,8 +175,9 @@ def batch_as_before():
     batching.nested_breaks = contextlib.nullcontext
 
 
-def make_programs(dlfuzz, seed, count, target, out):
-    subprocess.run([dlfuzz, "gen", "--seed", str(seed), "--count", str(count), "--target", target, "-o", out],
+def make_programs(dlfuzz, seed, count, target, out, device="cpu"):
+    subprocess.run([dlfuzz, "gen", "--seed", str(seed), "--count", str(count), "--target", target,
+                    "--device", device, "-o", out],
                    check=True, stdout=subprocess.DEVNULL)
     files = []
     for name in sorted(os.listdir(out)):
@@ -194,13 +195,15 @@ def main():
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--runner", default="inductor", help="compiled runners, comma-separated")
     ap.add_argument("--target", default="torch2", help="the programs' PyTorch, as the Python lane writes them")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the programs run")
     ap.add_argument("--configs", default="alone,batch8")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         return child(args.child, args.files, args.runner)
-    files = make_programs(args.dlfuzz, args.seed, args.count, args.target, tempfile.mkdtemp(prefix="dlfuzz_phases_"))
+    files = make_programs(args.dlfuzz, args.seed, args.count, args.target, tempfile.mkdtemp(prefix="dlfuzz_phases_"),
+                           args.device)
     columns = {}
     for config in args.configs.split(","):
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp(prefix="dlfuzz_inductor_"))

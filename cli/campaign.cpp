@@ -332,9 +332,16 @@ int run_campaign(const CampaignOptions& opt) {
     std::cout << fmt::format("  {} of them mutants of the {} corpus programs\n", sh.mutants, opt.corpus.size());
   std::cout << fmt::format("  {} findings ({} flaky), {} unique bugs, {} new to {}\n", sh.findings, sh.flaky,
                            sh.bugs.size(), sh.new_bugs.size(), opt.db);
-  if (sh.invalid)
+  if (sh.invalid) {
     std::cout << fmt::format("  {} programs the eager reference itself rejected (generator gaps, not findings)\n",
                              sh.invalid);
+    // The most common reasons, so a gap (or a broken device) shows at once.
+    std::vector<std::pair<int64_t, std::string>> reasons;
+    for (const auto& [error, n] : sh.reference_errors) reasons.emplace_back(n, error);
+    std::sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < std::min<size_t>(reasons.size(), 5); ++i)
+      std::cout << fmt::format("    x{:<5} {}\n", reasons[i].first, reasons[i].second.substr(0, 160));
+  }
   if (opt.perf)
     std::cout << fmt::format(
         "  timings: {} candidates after stage 1, {} timed in fresh workers ({} confirmed), {} skipped (their kind "

@@ -21,7 +21,7 @@ struct ExecutorOptions {
   std::string python_worker;  // runners/python/worker.py
   std::string source_dir;     // where build-pip/ and .venv/ live
   int timeout_ms = 30000;     // per runner
-  size_t memory_mb = 4096;    // address-space limit of the C++ worker
+  size_t memory_mb = 4096;    // data limit of the C++ worker (RLIMIT_DATA)
   int warmup = 3;
   int timed_calls = 0;           // steady-state calls each runner times (RunResult::call_ms)
   // The first compile of a fresh Python worker (Inductor's precompiled header,

@@ -34,7 +34,7 @@ class FaultRunner : public Runner {
     if (name_ == "fault-hang")
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     if (name_ == "fault-oom") {
-      // Address space, not pages: the worker's RLIMIT_AS stops it in milliseconds.
+      // Reserved, not touched: the worker's RLIMIT_DATA stops it in milliseconds.
       std::vector<std::unique_ptr<char[]>> hog;
       for (;;) hog.emplace_back(new char[size_t(256) << 20]);
     }

@@ -66,9 +66,14 @@ bool WorkerProcess::start() {
       dup2(sink, 1);
       dup2(sink, 2);
     }
+    // Data, not address space: CUDA's driver reserves address space the size
+    // of host and GPU memory together (PROT_NONE, not data), and under
+    // RLIMIT_AS cuInit fails, so a CUDA LibTorch saw no device (H200 run,
+    // 2026-12-04). RLIMIT_DATA counts the heap and private writable mappings:
+    // what a program's tensors take.
     if (memory_limit_mb_ > 0) {
       rlimit lim{memory_limit_mb_ << 20, memory_limit_mb_ << 20};
-      setrlimit(RLIMIT_AS, &lim);
+      setrlimit(RLIMIT_DATA, &lim);
     }
     execv(args[0], args.data());
     _exit(127);

@@ -44,7 +44,8 @@ struct WorkerRequest {
 class WorkerProcess {
  public:
   // argv of the worker; it reads requests on fd 3 and writes results on fd 4.
-  // memory_limit_mb > 0 caps its address space (RLIMIT_AS).
+  // memory_limit_mb > 0 caps its data (heap and private writable mappings:
+  // RLIMIT_DATA).
   WorkerProcess(std::vector<std::string> argv, size_t memory_limit_mb);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;

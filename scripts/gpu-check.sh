@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/dlfuzz-gpu-check}
 PY=${GPU_PYTHON:-$(command -v python3)}
-CAMPAIGN=${GPU_CAMPAIGN:-3m}
+CAMPAIGN=${GPU_CAMPAIGN:-2m}
 JOBS=$(nproc)
 LOGS=${TMPDIR:-/tmp}/dlfuzz-gpu-logs  # what does not come back (the device returns 8 files)
 mkdir -p "$OUT" "$LOGS"
@@ -20,6 +20,11 @@ REPORT="$OUT/gpu-report.md"
 log() { echo "$*" | tee -a "$REPORT"; }
 : >"$REPORT"
 start=$(date +%s)
+# Seconds left of the whole check's budget (the device call's limit, less a margin),
+# so a slow stage shortens the later ones instead of losing the report.
+BUDGET=${GPU_BUDGET:-520}
+left() { echo $(( start + BUDGET - $(date +%s) )); }
+cap() { local l; l=$(left); echo $(( l < $1 ? (l > 5 ? l : 5) : $1 )); }
 
 log "# dlfuzz GPU check, $(date -u +%FT%TZ)"
 log '```'
@@ -37,7 +42,7 @@ export LD_LIBRARY_PATH=$DEPS/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDLFUZZ_TORCH=pip -DDLFUZZ_PYTHON="$PY" -DDLFUZZ_BENCH=OFF \
   -DCMAKE_PREFIX_PATH="$DEPS;$DEPS/share;$DEPS/lib/x86_64-linux-gnu/cmake" >"$LOGS/configure.log" 2>&1 ||
   { log "FAIL: configure"; tail -30 "$LOGS/configure.log" | tee -a "$REPORT"; exit 1; }
-if ! cmake --build build-gpu -j"$JOBS" >"$OUT/build.log" 2>&1; then
+if ! timeout "$(cap 300)" cmake --build build-gpu -j"$JOBS" >"$OUT/build.log" 2>&1; then
   log "FAIL: build (build.log)"
   grep -m20 -E 'error|undefined' "$OUT/build.log" | tee -a "$REPORT"
   exit 1
@@ -47,7 +52,7 @@ log "- build against $("$PY" -c 'import torch; print(torch.utils.cmake_prefix_pa
 # The GPU tests (the CPU suite is CI's; here it would spend the minutes the
 # campaign needs).
 export DLFUZZ_PYTHON=$PY
-(cd build-gpu && ctest -j"$JOBS" --timeout 300 -R 'Cuda|Nccl' --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
+(cd build-gpu && timeout "$(cap 200)" ctest -j"$JOBS" --timeout 180 -R 'Cuda|Nccl' --output-on-failure) >"$OUT/gpu-tests.log" 2>&1
 log "- GPU tests: $(grep -E 'tests passed|tests failed' "$OUT/gpu-tests.log" | tail -1)"
 grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Subprocess|Skipped)' "$OUT/gpu-tests.log" | sed 's/^/  - /' | tee -a "$REPORT"
 
@@ -57,15 +62,24 @@ log "| runner | programs | seconds | programs/s |"
 log "|---|---|---|---|"
 for r in ts ts-nnc inductor aot-eager; do
   t0=$(date +%s.%N)
-  build-gpu/dlfuzz fuzz --programs 10 --device cuda --runners "$r" --jobs 1 --db "$LOGS/throughput.db" \
+  timeout "$(cap 100)" build-gpu/dlfuzz fuzz --programs 10 --device cuda --runners "$r" --jobs 1 --db "$LOGS/throughput.db" \
     --no-progress --no-recheck >"$LOGS/throughput-$r.log" 2>&1
   t1=$(date +%s.%N)
-  log "$("$PY" -c "import sys; s = $t1 - $t0; print(f'| $r | 10 | {s:.1f} | {10 / s:.2f} |')")"
+  done_n=$(grep -oE 'fuzz: [0-9]+ programs in' "$LOGS/throughput-$r.log" | tail -1 | cut -d" " -f2)
+  log "$("$PY" -c "s = $t1 - $t0; n = '${done_n}'; print(f'| $r | {n} | {s:.1f} | {int(n) / s:.2f} |' if n else f'| $r | stopped | {s:.1f} | - |')")"
 done
 
-# The campaign: every GPU path against CUDA eager and against CPU eager.
+grep -h -m2 -iE "error|failed" "$LOGS"/throughput-*.log | cut -c1-300 | sed 's/^/    /' | tee -a "$REPORT"
+
+# The campaign: every GPU path against CUDA eager and against CPU eager; at
+# most what the budget leaves (less 25 s for the report and dashboard).
 log ""
-build-gpu/dlfuzz fuzz --time "$CAMPAIGN" --device cuda --runners ts,ts-nnc,inductor,aot-eager --jobs 2 \
+secs=$(( $(left) - 25 ))
+case $CAMPAIGN in *m) want=$(( ${CAMPAIGN%m} * 60 ));; *s) want=${CAMPAIGN%s};; *) want=$CAMPAIGN;; esac
+[ "$secs" -gt "$want" ] && secs=$want
+[ "$secs" -lt 10 ] && secs=10
+log "- campaign: ${secs} s"
+timeout $(( secs + 20 )) build-gpu/dlfuzz fuzz --time "${secs}s" --device cuda --runners ts,ts-nnc,inductor,aot-eager --jobs 2 \
   --db "$OUT/gpu.db" --no-progress >"$OUT/campaign.log" 2>&1
 log '```'
 tee -a "$REPORT" <"$OUT/campaign.log" | tail -40
