@@ -13,9 +13,21 @@ graph, and builds nothing; the next call's first kernel builds every graph's
 forward kernels in one g++ run (a backward graph is compiled, and built, at
 its first call, as by default). Later calls, and every call outside
 window(), run the compiled graphs: nothing dlfuzz compares comes from the
-eager first call. One difference a user would not see: a float a graph break
-reads (`.item()`) that eager and compiled code round differently makes the
-graph after it compile again in the second call (Dynamo specializes on it).
+eager first call.
+
+But the graph after a graph break is traced from what eager made, which a
+user's compiled first call does not make: a float read there (`.item()`)
+that eager and compiled code round differently recompiles that graph in the
+second call (Dynamo specializes on it); and eager's intermediates are tensors
+of their own where compiled code returns views of a larger buffer, so a
+graph that mutates one of two aliased inputs is compiled for a synthetic base
+of another shape than the later calls bring, which Dynamo does not guard
+("AssertionError: wrong number of dimensions", c77 bug 4; a real PyTorch
+gap that users reach only with inputs of such layouts). So only batches of
+programs (worker.run_compiled_batch, where the g++ runs are) take the eager
+first call: a finding there is confirmed by the program alone
+(worker.run_one), every call compiled as a user's, where such a finding
+does not show.
 """
 import contextlib
 import os

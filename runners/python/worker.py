@@ -343,9 +343,10 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         t1 = time.perf_counter()
         stage = "run"
         set_collective_timeout(COLLECTIVE_TIMEOUT if fn is program_fn else COMPILE_TIMEOUT)
-        # compilation happens on the first calls; ranks make theirs together,
-        # so a rank does not make its first one again alone
-        eager_first_call.warm_up(lambda: rt.run(meta, fn), warmup, eager_first=meta.world == 1)
+        # compilation happens on the first calls, each compiled as a user's:
+        # a program alone (a batch's finding confirmed, `dlfuzz run`, the
+        # reducer, ranks) never runs its first call eagerly (eager_first_call.py)
+        eager_first_call.warm_up(lambda: rt.run(meta, fn), warmup, eager_first=False)
         set_collective_timeout(COLLECTIVE_TIMEOUT)
         got = rt.run(meta, fn, STEP_BACKENDS.get(runner))
         result["run_ms"] = (time.perf_counter() - t1) * 1000
