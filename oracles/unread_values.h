@@ -7,7 +7,9 @@
 // mm, ...). A PyTorch 2.x runner's numeric finding at a gradient or an updated
 // param that goes away when the program is cut to what its loss reads is
 // this family: its first op becomes kUnreadByTheLoss, so the store keeps it
-// as one bug per runner pair and layer, apart from real backward bugs.
+// as one bug per runner pair and layer, apart from real backward bugs. So is
+// an output finding after several steps whose one-step run differs only at a
+// gradient or param (the NaN gradient updated the param the output reads).
 #pragma once
 #include <vector>
 
@@ -25,7 +27,8 @@ inline constexpr const char* kUnreadByTheLoss = "(values the loss does not read)
 std::optional<Program> cut_to_the_loss(const Program& p);
 
 // One extra run of the reference, its float64 twin and the test runner per
-// such finding (training programs on one rank, Python runners).
+// such finding (training programs on one rank, Python runners); two for an
+// output finding after several steps.
 void explain_unread_values(Executor& ex, const Program& p, std::vector<Finding>& findings);
 
 }  // namespace dlfuzz
