@@ -223,8 +223,9 @@ def aoti_fn(meta, fn):
 RUNNERS = {
     "py-eager": lambda meta, fn: fn,
     "py-eager64": lambda meta, fn: fn,  # its function and inputs are float64 already (load())
-    # Its graphs run eagerly in the first warm-up call (eager_first_call.py):
-    # every graph's forward kernels are then built in one g++ run.
+    # In a batch its graphs run eagerly in the first warm-up call
+    # (eager_first_call.py): every graph's forward kernels are then built in
+    # one g++ run. A program alone compiles every call.
     "inductor": lambda meta, fn: torch_compile(fn, backend=eager_first_call.Backend(shared_trace.backend("inductor"))),
     "inductor-dynamic": lambda meta, fn: rt.capture_data_dependent(torch_compile(fn, dynamic=True)),
     "py-eager-resized": lambda meta, fn: fn,
