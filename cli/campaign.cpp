@@ -45,6 +45,11 @@ struct Shared {
   // the seconds spent on candidates (stage 1's second look included).
   int64_t perf_candidates = 0, perf_timed = 0, perf_found = 0, perf_skipped = 0;
   double perf_seconds = 0;
+  // Where the lanes' seconds went: whole batches (prefetch), and programs
+  // evaluated alone: a batch's finding judged again with recheck and
+  // attribution, or a program that never joined a batch.
+  double batch_seconds = 0, alone_seconds = 0;
+  int64_t batches = 0, judged_alone = 0;
   std::string store_error;  // the store could not be written (disk full, read-only): the campaign stops
 };
 
@@ -98,7 +103,13 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
         programs.push_back(queue.back().second.program);
       }
       if (queue.empty()) break;
-      if (programs.size() > 1) ex.prefetch(programs, runners);
+      if (programs.size() > 1) {
+        const auto prefetch_began = Clock::now();
+        ex.prefetch(programs, runners);
+        std::lock_guard<std::mutex> lock(sh.mu);
+        sh.batch_seconds += std::chrono::duration<double>(Clock::now() - prefetch_began).count();
+        ++sh.batches;
+      }
     }
     const auto began = Clock::now();
     Program p = std::move(queue.front().second.program);
@@ -106,14 +117,23 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     uint64_t seed = opt.seed + static_cast<uint64_t>(queue.front().first);
     queue.pop_front();
     Evaluation ev;
+    bool alone = true;
+    auto alone_began = Clock::now();
     if (!opt.envs.empty()) {
       ev = evaluate_versions(ex, p, runners, opt.envs, opt.recheck);
     } else if (ex.prefetched(p)) {
       ev = evaluate(ex, p, runners, false);
       ex.forget(p);
-      if (!ev.findings.empty()) ev = evaluate(ex, p, runners, opt.recheck);
+      alone = !ev.findings.empty();
+      alone_began = Clock::now();
+      if (alone) ev = evaluate(ex, p, runners, opt.recheck);
     } else {
       ev = evaluate(ex, p, runners, opt.recheck);
+    }
+    if (python_lane && alone) {
+      std::lock_guard<std::mutex> lock(sh.mu);
+      sh.alone_seconds += std::chrono::duration<double>(Clock::now() - alone_began).count();
+      ++sh.judged_alone;
     }
     if (opt.perf) {
       // Confirming costs two fresh workers: a runner's kind of slowness seen
@@ -325,7 +345,13 @@ int run_campaign(const CampaignOptions& opt) {
   std::cerr << "\n";
   std::cout << fmt::format("dlfuzz fuzz: {} programs in {:.0f} s ({:.1f}/s), runners {}\n", sh.programs, secs,
                            sh.programs / std::max(secs, 1e-9), fmt::join(opt.runners, ","));
-  if (!python.empty()) std::cout << fmt::format("  {} of them through PyTorch 2.x's compilers\n", sh.python_programs);
+  if (!python.empty()) {
+    std::cout << fmt::format("  {} of them through PyTorch 2.x's compilers\n", sh.python_programs);
+    if (sh.batches)
+      std::cout << fmt::format("  PyTorch 2.x lanes: {:.0f} s in {} batches, {:.0f} s on {} programs alone (a "
+                               "batch's finding judged again, or a program that joins no batch)\n",
+                               sh.batch_seconds, sh.batches, sh.alone_seconds, sh.judged_alone);
+  }
   for (const auto& w : python_env.value("warnings", nlohmann::json::array()))
     std::cout << "  environment: " << w.get<std::string>() << "\n";
   if (!opt.corpus.empty())

@@ -86,8 +86,9 @@ def run_batched(metas, fn):
         with torch.no_grad(), nested_breaks():
             torch.manual_seed(0)
             outs = fn(*[x for xs in inputs for x in xs])
-        for r, o in zip(results, outs):
+        for r, o, m, xs in zip(results, outs, metas, inputs):
             r["outputs"] = list(o)
+            r["params"] = [xs[i].detach() for i in m.params]  # as rt.run: what the program left in them
         return results
     if not all(train):
         raise ValueError("a batch holds inference or training programs, not both")

@@ -26,7 +26,7 @@ def program(function, inputs, params=(), train=None, seed=42):
 # (shape, dtype, init, lo, hi, layout, shard_dim, whole), as the emitter writes them.
 X = [[4, 3], "torch.float32", "uniform", -2.0, 2.0, "contiguous", -1, 0]
 W = [[3, 2], "torch.float32", "normal", 0.0, 0.5, "contiguous", -1, 0]
-INFER = program("def program(x0, w0):\n    return (torch.tanh(torch.matmul(x0, w0)),)\n", [X, W])
+INFER = program("def program(x0, w0):\n    return (torch.tanh(torch.matmul(x0, w0)),)\n", [X, W], [1])  # w0 a param
 INFER2 = program("def program(x0):\n    v1 = torch.sin(x0)\n    v1.add_(1.0)\n    return (v1, torch.sum(v1))\n", [X])
 TRAIN_SRC = "def program(x0, w0):\n    v1 = torch.tanh(torch.matmul(x0, w0))\n    return (v1, torch.mean(v1 * v1))\n"
 TRAIN_SGD = program(TRAIN_SRC, [X, W], [1], ["sgd", 0.1, 0.9, 0.01, 3])
