@@ -27,6 +27,9 @@ Configurations (--configs, comma-separated):
   ...-compiled suffix: the first warm-up call runs the compiled graphs
             (DLFUZZ_EAGER_FIRST_CALL=0; without it it runs them eagerly,
             runners/python/eager_first_call.py), e.g. batch8-graph-compiled
+  ...-lazybw suffix: backward graphs compiled (and their kernels built) at
+            their first call, not with their forward in the eager first call
+            (DLFUZZ_EAGER_BACKWARD=0), e.g. batch8-lazybw
   ...-nocache suffix: Inductor's FX graph cache and AOTAutograd's cache off
             (TORCHINDUCTOR_FX_GRAPH_CACHE=0, TORCHINDUCTOR_AUTOGRAD_CACHE=0:
             no cache key computed, no compiled graph saved), e.g. batch8-nocache
@@ -211,6 +214,8 @@ def main():
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         if "-own" in config:
             env["DLFUZZ_ONE_KERNEL_MODULE"] = "0"
+        if "-lazybw" in config:
+            env["DLFUZZ_EAGER_BACKWARD"] = "0"
         if "-nocache" in config:
             env.update(TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
         if "-compiled" in config:

@@ -10,10 +10,13 @@ Inside window(), a graph compiled through Backend runs as Dynamo captured it
 (the FX graph module, eager PyTorch), not as compiled. The call whose
 results are dropped anyway (a warm-up call) then traces and compiles every
 graph, and builds nothing; the next call's first kernel builds every graph's
-forward kernels in one g++ run (a backward graph is compiled, and built, at
-its first call, as by default). Later calls, and every call outside
-window(), run the compiled graphs: nothing dlfuzz compares comes from the
-eager first call.
+kernels in one g++ run. Backward graphs too: inside window() AOTAutograd
+compiles a graph's backward with its forward (its
+force_non_lazy_backward_lowering, what AOT compile does; by default a
+backward is compiled at its first call, the same graph from the same
+placeholders), so its kernels join that build instead of one g++ run per
+backward graph. Later calls, and every call outside window(), run the
+compiled graphs: nothing dlfuzz compares comes from the eager first call.
 
 But the graph after a graph break is traced from what eager made, which a
 user's compiled first call does not make: a float read there (`.item()`)
@@ -43,9 +46,19 @@ def window():
     global _open
     _open = True
     try:
-        yield
+        with backward_with_forward():
+            yield
     finally:
         _open = False
+
+
+def backward_with_forward():
+    """Backward graphs compiled with their forward (the module's text);
+    DLFUZZ_EAGER_BACKWARD=0: at their first call, as by default (A/B runs)."""
+    config = getattr(getattr(torch, "_functorch", None), "config", None)
+    if os.environ.get("DLFUZZ_EAGER_BACKWARD", "1") == "0" or not hasattr(config, "force_non_lazy_backward_lowering"):
+        return contextlib.nullcontext()
+    return config.patch(force_non_lazy_backward_lowering=True)
 
 
 def eager_copy(gm):

@@ -100,6 +100,31 @@ class FirstCallEager(unittest.TestCase):
         self.assertTrue(torch.equal(got, program(x, w)))
         self.assertEqual(len(builds), 1, "every graph's kernels in one build")
 
+    def test_one_build_for_the_forward_and_backward_graphs_of_a_training_step(self):
+        sys.argv = sys.argv[:1]
+        import worker
+        worker.configure_torch()
+        torch.compile(lambda t: t + 1)(torch.ones(3))
+
+        def program(x, w):
+            a = x * w + 1  # arithmetic only (see test_one_kernel_module.py)
+            s = a.sum().item()  # graph break: two forward graphs, two backward graphs
+            return (a * s * w).sum()
+        torch.manual_seed(0)
+        x = torch.randint(-2, 3, (8, 8)).float()
+        w0 = torch.randint(-2, 3, (8, 8)).float()
+        compiled = worker.RUNNERS["inductor"](None, program)
+
+        def step(fn):
+            w = w0.clone().requires_grad_(True)
+            fn(x, w).backward()
+            return w.grad
+        with counted_builds() as builds:
+            eager_first_call.warm_up(lambda: step(compiled), 2)
+            got = step(compiled)
+        self.assertTrue(torch.allclose(got, step(program)))
+        self.assertEqual(len(builds), 1, "the backward graphs' kernels join the forward graphs' build")
+
 
 if __name__ == "__main__":
     unittest.main()
