@@ -91,7 +91,10 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   Clock::duration last_busy{0};
   while (!g_stop) {
     pause_for_share(share, last_busy, deadline);
-    if (opt.seconds > 0 && Clock::now() >= deadline) break;
+    // At the deadline a batch already run is still judged (its results are
+    // here; only a finding would need more runs, and such a program is left).
+    const bool past_deadline = opt.seconds > 0 && Clock::now() >= deadline;
+    if (past_deadline && (queue.empty() || !ex.prefetched(queue.front().second.program))) break;
     if (!counts_programs && g_native_done) break;
     if (queue.empty()) {
       std::vector<Program> programs;
@@ -125,6 +128,7 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
       ev = evaluate(ex, p, runners, false);
       ex.forget(p);
       alone = !ev.findings.empty();
+      if (alone && past_deadline) continue;
       alone_began = Clock::now();
       if (alone) ev = evaluate(ex, p, runners, opt.recheck);
     } else {

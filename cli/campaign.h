@@ -23,7 +23,7 @@ struct CampaignOptions {
   int jobs = 1;
   // Programs per request to the PyTorch 2.x lane's worker, compiled as one
   // function where they can (Executor::prefetch); 1: each alone.
-  int batch = 8;
+  int batch = 16;
   // With a time budget and runners of both kinds: the share of a core the
   // LibTorch lane keeps. It pauses between programs (native programs take
   // milliseconds, PyTorch 2.x's compiles seconds), and every lane but it runs

@@ -24,7 +24,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     std::string time, runners = kDefaultFuzzRunners, db = "dlfuzz.db", worlds = "1", backend = "gloo", device = "cpu",
                       ranks = "threads";
     int64_t programs = 0;
-    int jobs = 2, timeout = 30, batch = 8;
+    int jobs = 2, timeout = 30, batch = 16;
     uint64_t seed = 1;
     bool no_progress = false, no_recheck = false;
     double reduce = 0;
