@@ -191,6 +191,10 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
       PerfOptions perf;
       perf_eo.timed_calls = perf.timed_calls;
       Executor perf_ex(perf_eo);
+      // What the first query (the original program) showed instead, said when
+      // it is not interesting: another finding, a runner's timeout or error.
+      std::string first_seen;
+      bool first = true;
       Interesting interesting = [&](const Program& cand) {
         if (!o->test_cmd.empty()) return run_test_command(o->test_cmd, cand);
         if (cand.body.yields.empty()) return false;
@@ -201,6 +205,13 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
           return false;
         }
         Evaluation ev = evaluate(ex, cand, t->runners, false);
+        if (first) {
+          first = false;
+          for (const auto& f : ev.findings) first_seen += "\n  finding: " + f.signature();
+          for (const auto& r : ev.results)
+            if (!r.ok()) first_seen += fmt::format("\n  {}: {}", r.runner, r.error.substr(0, 200));
+          if (first_seen.empty()) first_seen = "\n  no finding, every runner ok";
+        }
         // The same bug, not another one; at any world size (the world pass).
         for (const auto& f : ev.findings)
           if (signature_without_ranks(f.signature()) == signature_without_ranks(t->signature)) return true;
@@ -213,6 +224,8 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
       std::cerr << "\n";
       if (!stats.start_interesting) {
         std::cerr << "dlfuzz reduce: the original program is not interesting (the finding did not reproduce)\n";
+        if (!first_seen.empty())
+          std::cerr << fmt::format("  looking for: {}\n  the original showed:{}\n", t->signature, first_seen);
         return kExitFinding;
       }
       std::string path = write_outputs(*o, *t, reduced, stats);

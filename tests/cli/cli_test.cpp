@@ -264,6 +264,24 @@ TEST(CliReduce, FindingOverRanksReducesToOneRank) {
   EXPECT_NE(shell("head -1 " + out).out.find("world=1 plan=none"), std::string::npos) << shell("cat " + out).out;
 }
 
+// A stored bug that no longer shows: the reducer says what it looked for and
+// what the original program showed instead (another finding, a timeout).
+TEST(CliReduce, AFindingThatDoesNotReproduceSaysWhatTheOriginalShowed) {
+  std::string db = temp_path("gone.db");
+  fs::remove(db);
+  ASSERT_EQ(dlfuzz("fuzz --programs 1 --runners fault-wrong-value --no-progress --db " + db).code, 1);
+  {
+    Store store(db);
+    store.db().exec("UPDATE bugs SET signature = 'numeric|eager|fault-wrong-value|grad|NaN position'");
+  }
+  Outcome r = dlfuzz("reduce bug:1 --db " + db + " --max-time 20 -o " + temp_path("gone.reduced.dlf"));
+  EXPECT_NE(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("did not reproduce"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("looking for: numeric|eager|fault-wrong-value|grad|NaN position"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the original showed:\n  finding: numeric|eager|fault-wrong-value|output"), std::string::npos)
+      << r.out;
+}
+
 TEST(CliReduce, UserTestCommandAndBadPass) {
   std::string prog = write("frac.dlf", kHead +
                                            "input %x : f32[4] range(-2.0,2.0)\n"
