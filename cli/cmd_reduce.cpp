@@ -193,8 +193,8 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
       Executor perf_ex(perf_eo);
       // What the first query (the original program) showed instead, said when
       // it is not interesting: another finding, a runner's timeout or error.
+      // Empty until that query ran.
       std::string first_seen;
-      bool first = true;
       Interesting interesting = [&](const Program& cand) {
         if (!o->test_cmd.empty()) return run_test_command(o->test_cmd, cand);
         if (cand.body.yields.empty()) return false;
@@ -205,8 +205,7 @@ void add_reduce(CLI::App& app, std::function<int()>* action) {
           return false;
         }
         Evaluation ev = evaluate(ex, cand, t->runners, false);
-        if (first) {
-          first = false;
+        if (first_seen.empty()) {
           for (const auto& f : ev.findings) first_seen += "\n  finding: " + f.signature();
           for (const auto& r : ev.results)
             if (!r.ok()) first_seen += fmt::format("\n  {}: {}", r.runner, r.error.substr(0, 200));
