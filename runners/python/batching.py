@@ -22,8 +22,10 @@ import torch
 import dlfuzz_runtime as rt
 
 # A random op (dropout, at most one per program) draws from the generator
-# every run seeds with manual_seed(0): in a batch only the first program may
-# draw, so that it draws what it draws alone.
+# every run seeds with manual_seed(0) before each call: in a batch each
+# program that draws is preceded by a manual_seed(0) of its own (but the
+# first), so that it draws what it draws alone. manual_seed is a graph break
+# for Dynamo: programs that draw come first, one graph each but the last.
 RANDOM = "torch.dropout("
 
 
@@ -37,29 +39,36 @@ def draws_random(program):
 
 
 def arrange(programs):
-    """Indices into programs, as batches: at most one random program in each,
-    and first; every other program joins the first batch. A batch of one is a
-    program alone."""
+    """Indices into programs, as batches: one batch of them all, those that
+    draw random numbers first (combined_function reseeds before each)."""
     random = [k for k, p in enumerate(programs) if draws_random(p)]
     plain = [k for k, p in enumerate(programs) if not draws_random(p)]
-    if not random:
-        return [plain] if plain else []
-    return [[random[0]] + plain] + [[k] for k in random[1:]]
+    return [random + plain] if programs else []
 
 
-def combined_function(fns, arities):
-    """fns[k] called on its arities[k] arguments, in order; a tuple of their
-    output tuples. Generated as straight-line code: Dynamo resumes after a
-    graph break in one program only outside of loops."""
+def reseeded(programs):
+    """The positions of a batch's programs that combined_function reseeds
+    before: each that draws but the first program."""
+    return [k for k, p in enumerate(programs) if k > 0 and draws_random(p)]
+
+
+def combined_function(fns, arities, reseed=()):
+    """fns[k] called on its arities[k] arguments, in order, the generator
+    seeded with 0 before each k of `reseed`; a tuple of their output tuples.
+    Generated as straight-line code: Dynamo resumes after a graph break in one
+    program only outside of loops."""
     args, body, offset = [], [], 0
     for k, n in enumerate(arities):
         names = [f"a{offset + i}" for i in range(n)]
         args += names
+        if k in reseed:
+            body.append("    torch.manual_seed(0)")
         body.append(f"    o{k} = tuple(f{k}({', '.join(names)}))")
         offset += n
     outs = "".join(f"o{k}, " for k in range(len(fns)))
     source = f"def batched({', '.join(args)}):\n" + "\n".join(body) + f"\n    return ({outs})\n"
     scope = {f"f{k}": fn for k, fn in enumerate(fns)}
+    scope["torch"] = torch
     exec(compile(source, "<dlfuzz batch>", "exec"), scope)
     return scope["batched"]
 

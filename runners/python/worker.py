@@ -474,7 +474,8 @@ def run_compiled_batch(runners, programs, warmup, backends):
     try:
         loaded = [load(p, False) for p in programs]
         metas = [meta for meta, _ in loaded]
-        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas])
+        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas],
+                                         batching.reseeded(programs))
         shared = shared_trace.SharedTrace(runners, backends) if len(runners) > 1 else None
         compiled = torch_compile(fn, backend=shared) if shared else compiled_fn(runners[0], None, fn)
         setup = time.perf_counter() - t0

@@ -36,6 +36,7 @@ FIXED = program("def program(x0):\n    return (torch.reshape(x0, [12]),)\n", [X]
 BRANCHY = program("def program(x0):\n    if bool(torch.sum(x0) > 0):\n        return (x0,)\n    return (-x0,)\n", [X])
 ITEM = program("def program(x0):\n    return (x0 * torch.max(x0).item(),)\n", [X])
 DROPOUT = program("def program(x0):\n    return (torch.dropout(x0, 0.5, True),)\n", [X])
+DROPOUT2 = program("def program(x0):\n    return (torch.dropout(x0 * 2.0, 0.3, True),)\n", [X])
 
 
 def alone(p):
@@ -51,7 +52,8 @@ class Batched(unittest.TestCase):
     def check_batch_equals_alone(self, programs):
         loaded = [worker.load(p, False) for p in programs]
         metas = [m for m, _ in loaded]
-        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas])
+        fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas],
+                                        batching.reseeded(programs))
         for p, got in zip(programs, batching.run_batched(metas, fn)):
             want = alone(p)
             for key in ("outputs", "grads", "params"):
@@ -77,15 +79,23 @@ class Batched(unittest.TestCase):
         self.assertTrue(batching.batchable(BRANCHY))
         self.assertFalse(batching.batchable(dict(INFER, world=2)))
 
-    def test_a_random_program_is_first_and_alone_of_its_kind_in_a_batch(self):
-        self.assertEqual(batching.arrange([INFER, DROPOUT, INFER2, DROPOUT]), [[1, 0, 2], [3]])
+    def test_random_programs_come_first_and_all_but_the_first_are_reseeded(self):
+        self.assertEqual(batching.arrange([INFER, DROPOUT, INFER2, DROPOUT]), [[1, 3, 0, 2]])
+        self.assertEqual(batching.reseeded([DROPOUT, DROPOUT, INFER, INFER2]), [1])
         self.assertEqual(batching.arrange([INFER, INFER2]), [[0, 1]])
         self.assertEqual(batching.arrange([]), [])
 
-    def test_the_first_program_draws_what_it_draws_alone(self):
-        self.check_batch_equals_alone([DROPOUT, INFER2])
+    def test_each_random_program_draws_what_it_draws_alone(self):
         mask = alone(DROPOUT)["outputs"][0] == 0
         self.assertTrue(0 < int(mask.sum()) < mask.numel())  # it did draw
+        self.check_batch_equals_alone([DROPOUT, DROPOUT2, INFER2])
+
+    def test_without_a_reseed_the_second_draws_another_mask(self):
+        # What the reseed is for (the test above would not hold without it).
+        loaded = [worker.load(p, False) for p in (DROPOUT, DROPOUT)]
+        fn = batching.combined_function([f for _, f in loaded], [1, 1])
+        got = batching.run_batched([m for m, _ in loaded], fn)
+        self.assertFalse(same(got[1]["outputs"], alone(DROPOUT)["outputs"]))
 
     @unittest.skipUnless(HAS_COMPILE and hasattr(torch._dynamo.config, "nested_graph_breaks"),
                          "nested graph breaks need Dynamo")
