@@ -6,6 +6,7 @@
 
 #include "oracles/first_divergence.h"
 #include "oracles/layer_ladder.h"
+#include "oracles/precision_casts.h"
 #include "oracles/unread_values.h"
 #include "reducers/rewrite.h"
 
@@ -97,6 +98,7 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
   if (recheck) {
     attribute_layers(ex, p, ev.findings);
     explain_unread_values(ex, p, ev.findings);
+    explain_precision_casts(ex, p, ev.findings);
     locate_first_divergence(ex, p, ev.findings);
   }
   return ev;

@@ -195,6 +195,15 @@ def torch_compile(fn, **options):
     return torch.compile(fn, **options)
 
 
+def emulating_precision_casts(compiled):
+    """compiled, compiling (on its first call) and running with Inductor's
+    float16/bfloat16 intermediates rounded as eager rounds them."""
+    def run(*args):
+        with torch._inductor.config.patch(emulate_precision_casts=True):
+            return compiled(*args)
+    return run
+
+
 def dynamic_rung(fn, backend):
     """A rung of inductor-dynamic's ladder: the backend compiled as inductor-dynamic is."""
     return rt.capture_data_dependent(torch_compile(fn, backend=backend, dynamic=True))
@@ -228,6 +237,7 @@ RUNNERS = {
     # one g++ run. A program alone compiles every call.
     "inductor": lambda meta, fn: torch_compile(fn, backend=eager_first_call.Backend(shared_trace.backend("inductor"))),
     "inductor-dynamic": lambda meta, fn: rt.capture_data_dependent(torch_compile(fn, dynamic=True)),
+    "inductor-emulate": lambda meta, fn: emulating_precision_casts(torch_compile(fn)),
     "py-eager-resized": lambda meta, fn: fn,
     "py-eager64-resized": lambda meta, fn: fn,
     "aot-eager": lambda meta, fn: torch_compile(fn, backend="aot_eager"),
