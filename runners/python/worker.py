@@ -656,10 +656,8 @@ def configure_torch():
     # (one_kernel_module.py: the same kernel code, one g++ run for every
     # kernel compiled by then). DLFUZZ_ONE_KERNEL_MODULE=0 builds each kernel
     # alone, as Inductor does; =graph builds each graph's kernels when its
-    # wrapper waits for them. (AOTAutograd's backward stays compiled at its
-    # first call, as by default: force_non_lazy_backward_lowering would put a
-    # graph's backward kernels in its forward's build, 13 instead of 22 g++
-    # runs for 32 programs, but it is not what users run.)
+    # wrapper waits for them. (A batch's backward graphs join its forward's
+    # build: eager_first_call.backward_with_forward.)
     mode = os.environ.get("DLFUZZ_ONE_KERNEL_MODULE", "1")
     if hasattr(torch, "_inductor") and mode != "0":
         one_kernel_module.install(lazy=mode != "graph")
