@@ -165,7 +165,7 @@ def batch_as_before():
     import batching
     unbatchable = ("if bool(", ".item()", "torch.dropout(")
 
-    def combined_function(fns, arities):
+    def combined_function(fns, arities, reseed=()):  # no program that draws joins (batchable)
         def batched(*args):
             outs, offset = [], 0
             for fn, n in zip(fns, arities):
