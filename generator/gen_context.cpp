@@ -79,6 +79,7 @@ void GenContext::record_input(int id, const TensorType& t, InputKind k, Init ini
   else if (init == Init::zeros) ranges_[id] = {0, 0};
   else if (init == Init::ones) ranges_[id] = {1, 1};
   no_write_.insert(id);
+  if (init == Init::special && is_float(t.dtype)) may_nan_.insert(id);
   // A training program's outputs are read after its optimizer steps, which
   // leave a param's last bits to each backend's float arithmetic.
   if (k != InputKind::param || !p_.is_training()) exact_.insert(id);
@@ -310,6 +311,16 @@ bool moves_values(const std::string& op) {
   if (!base.empty() && base.back() == '_') base.pop_back();
   return ops.count(base) > 0;
 }
+
+// Value-moving ops that compare their operands: of a NaN they return eager's
+// NaN or Inductor's, whose sign and payload bits IEEE leaves to each.
+bool compares_values(const std::string& op) {
+  static const std::set<std::string> ops = {"clamp", "relu", "maximum", "minimum", "amax",
+                                            "amin",  "sort", "topk",    "cummax",  "cummin"};
+  std::string base = op;
+  if (!base.empty() && base.back() == '_') base.pop_back();
+  return ops.count(base) > 0;
+}
 }  // namespace
 
 void GenContext::record(const OpSpec* spec, const Node& n) {
@@ -339,6 +350,9 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
   bool int_out = true;
   for (int o : n.outputs) int_out &= !is_float(p_.type(o).dtype);
   exact &= spec && (spec->view || moves_values(n.op) || int_out);
+  bool nan_in = false;
+  for (int v : ins) nan_in |= may_nan_.count(v) > 0;
+  if (nan_in && compares_values(n.op)) exact = false;
   std::vector<Interval> in_ranges;
   for (size_t i = 0; i < n.outputs.size(); ++i) {
     int o = n.outputs[i];
@@ -353,6 +367,7 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
     }
     if (spec && spec->saves_output) saved_roots_.insert(root_[o]);
     if (exact) exact_.insert(o);
+    if (nan_in && is_float(p_.type(o).dtype)) may_nan_.insert(o);
   }
   // A loop or branch may yield one of its inputs unchanged: its outputs may
   // alias them, so neither side is written in place.
@@ -370,6 +385,7 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
     for (size_t v = 0; v < root_.size(); ++v) {
       if (root_[v] != base) continue;
       if (!exact) exact_.erase(static_cast<int>(v));
+      if (nan_in) may_nan_.insert(static_cast<int>(v));
       if (v != static_cast<size_t>(n.outputs.at(0))) ranges_[v] = Interval{};
     }
   }

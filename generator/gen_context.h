@@ -110,6 +110,7 @@ class GenContext {
   std::set<int> saved_roots_;  // roots autograd saved (producer saves output)
   std::set<int> from_param_;   // values computed from a param
   std::set<int> exact_;        // values with the same bits on every backend
+  std::set<int> may_nan_;      // float values that may hold a NaN (of a special-valued input)
   std::vector<int> inexact_bit_reads_;
   int next_name_ = 1;
   int n_data_ = 0, n_param_ = 0, n_target_ = 0;

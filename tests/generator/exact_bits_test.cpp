@@ -71,6 +71,29 @@ TEST(ExactBits, GeneratedProgramsReadBitsOnlyOfExactValues) {
   EXPECT_GE(training_reads, 50) << "training programs keep them of data";
 }
 
+// clamp of a NaN gives eager's NaN or Inductor's (sign and payload differ),
+// which view(dtype) would read (a 20-minute campaign stored one): a comparing
+// op of a special-valued input is not exact; of numbers, or a sign-only op
+// like abs, it still is.
+TEST(ExactBits, ACompareOfAValueThatMayBeNaNIsNotExact) {
+  auto read_of = [](const std::string& init, const std::string& op) {
+    ParseResult r = parse_program(
+        "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
+        "input %x0 : f32[2,4] " + init + "(-2.0,2.0)\n"
+        "%1 : f32[2,4] = " + op + "\n"
+        "%2 : f16[2,8] = view_dtype %1, dtype=f16\n"
+        "return %2\n",
+        "nan.dlf");
+    EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
+    return inexact_bit_read(r.program);
+  };
+  EXPECT_EQ(read_of("special", "clamp %x0, min=-4.0, max=4.0"), "view_dtype -> %2");
+  EXPECT_EQ(read_of("special", "relu %x0"), "view_dtype -> %2");
+  EXPECT_EQ(read_of("range", "clamp %x0, min=-4.0, max=4.0"), "");
+  EXPECT_EQ(read_of("special", "abs %x0"), "");
+  EXPECT_EQ(read_of("special", "flip %x0, dims=[0]"), "");
+}
+
 // The training mutator turns an inference program into a training one only
 // where no op reads bits the steps would change.
 TEST(ExactBits, TrainingMutatorRefusesWhereAnOpReadsAParamsBits) {
