@@ -307,9 +307,7 @@ bool moves_values(const std::string& op) {
       "trunc",  "maximum",    "minimum",   "where",     "amax",         "amin",      "to",            "type_as",
       "tril",   "triu",       "index_fill", "index_copy", "scatter",    "zeros_like", "ones_like",    "full_like",
       "new_zeros", "new_ones", "new_full", "zeros",     "ones",         "full",      "arange"};
-  std::string base = op;
-  if (!base.empty() && base.back() == '_') base.pop_back();
-  return ops.count(base) > 0;
+  return ops.count(out_of_place_name(op)) > 0;
 }
 
 // Value-moving ops that compare their operands: of a NaN they return eager's
@@ -317,9 +315,7 @@ bool moves_values(const std::string& op) {
 bool compares_values(const std::string& op) {
   static const std::set<std::string> ops = {"clamp", "relu", "maximum", "minimum", "amax",
                                             "amin",  "sort", "topk",    "cummax",  "cummin"};
-  std::string base = op;
-  if (!base.empty() && base.back() == '_') base.pop_back();
-  return ops.count(base) > 0;
+  return ops.count(out_of_place_name(op)) > 0;
 }
 }  // namespace
 

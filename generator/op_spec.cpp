@@ -35,6 +35,10 @@ std::string infer_node(const OpSpec& s, const Program& p, const Node& n, std::ve
   return check_wide_unsigned(s, p, n, out);
 }
 
+std::string out_of_place_name(const std::string& op) {
+  return !op.empty() && op.back() == '_' ? op.substr(0, op.size() - 1) : op;
+}
+
 const OpSpec* find_op(const std::string& name) {
   static const std::map<std::string, const OpSpec*> index = [] {
     std::map<std::string, const OpSpec*> m;

@@ -105,6 +105,8 @@ const std::vector<OpSpec>& all_ops();
 // generation, type inference and the verifier all call.
 std::string infer_node(const OpSpec& s, const Program& p, const Node& n, std::vector<TensorType>& out);
 const OpSpec* find_op(const std::string& name);
+// An op's name without the trailing `_` of its in-place form ("clamp_" -> "clamp").
+std::string out_of_place_name(const std::string& op);
 // Ops that communicate across ranks: the explicit collectives and tensor
 // parallelism's regions. The runners execute them on the rank's process group.
 bool is_collective(const OpSpec& s);

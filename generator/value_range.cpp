@@ -105,8 +105,7 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
   Interval self = of_arg(n, ranges, n.op == "cat" || n.op == "stack" ? "tensors" : "self", has_self);
   if (!has_self) self = of_arg(n, ranges, "input", has_self);
   Interval other = of_arg(n, ranges, "other", has_other);
-  std::string base = op;
-  if (!base.empty() && base.back() == '_') base.pop_back();
+  const std::string base = out_of_place_name(op);
 
   if (n.op == "loop" || n.op == "if") return unknown();
   if (kSelecting.count(base)) {

@@ -22,7 +22,6 @@ ParamSpec index_param(const std::string& name) {
   return p;
 }
 
-std::string base_name(const std::string& op) { return op.back() == '_' ? op.substr(0, op.size() - 1) : op; }
 bool dim_list_op(const std::string& b) {
   return b == "index_select" || b == "index_add" || b == "index_copy" || b == "index_fill";
 }
@@ -47,7 +46,7 @@ std::string check_value(const Node& n, DType t) {
 std::string infer_indexed(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
   if (auto e = get_self(p, n, self); !e.empty()) return e;
-  const std::string b = base_name(n.op);
+  const std::string b = out_of_place_name(n.op);
   out = {*self};
   if (b == "masked_fill") {
     const TensorType* mask = tensor_arg(p, n, "mask");
@@ -149,7 +148,7 @@ int tensor_like(GenContext& g, const TensorType& want, int self) {
 
 bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
   Choices& c = g.choices();
-  const std::string b = base_name(s.name);
+  const std::string b = out_of_place_name(s.name);
   auto fits = [&](const TensorType& t) {
     if (!dtype_allowed(s, t.dtype, g.program().target) || t.rank() < 1) return false;
     for (int64_t d : t.shape)
