@@ -6,9 +6,11 @@
 // (precision_flow.h), but an exact comparison of them (`le`, `eq`, an index)
 // or a rounding boundary crossed in a chain still differs: campaigns stored
 // these as bugs of whichever op came last (c79's bugs 21 and 32). An
-// inductor finding in a program that computes float16/bfloat16 values which
-// goes away with emulate_precision_casts is this, and its first op becomes
-// kInductorFloat32Intermediates: one bug, apart from real ones, and labelled.
+// inductor (or inductor-dynamic) finding in a program that computes
+// float16/bfloat16 values which goes away with emulate_precision_casts
+// (inductor-emulate, inductor-dynamic-emulate) is this, and its first op
+// becomes kInductorFloat32Intermediates: one bug, apart from real ones, and
+// labelled.
 #pragma once
 #include <vector>
 
@@ -20,8 +22,8 @@ namespace dlfuzz {
 
 inline constexpr const char* kInductorFloat32Intermediates = "(Inductor's float32 intermediates)";
 
-// One extra run of the reference, its float64 twin and inductor-emulate per
-// program with such a finding.
+// One extra run of the reference, its float64 twin and the emulating twin per
+// runner with such a finding.
 void explain_precision_casts(Executor& ex, const Program& p, std::vector<Finding>& findings);
 
 }  // namespace dlfuzz

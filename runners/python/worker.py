@@ -15,8 +15,10 @@ Runners:
   py-eager          the program, eagerly (the reference for the others)
   py-eager64        the same in float64: float inputs, dtype literals and the default dtype
   inductor          torch.compile (default mode, Inductor)
+  inductor-emulate  inductor with emulate_precision_casts (explains a finding: oracles/precision_casts.h)
   inductor-dynamic  torch.compile(dynamic=True), then called again with a batch of
                     another size (resized_run), compared with py-eager-resized
+  inductor-dynamic-emulate  inductor-dynamic with emulate_precision_casts
   py-eager-resized  py-eager, then again at that size: inductor-dynamic's reference
   py-eager64-resized  its float64 twin
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
@@ -238,6 +240,8 @@ RUNNERS = {
     "inductor": lambda meta, fn: torch_compile(fn, backend=eager_first_call.Backend(shared_trace.backend("inductor"))),
     "inductor-dynamic": lambda meta, fn: rt.capture_data_dependent(torch_compile(fn, dynamic=True)),
     "inductor-emulate": lambda meta, fn: emulating_precision_casts(torch_compile(fn)),
+    "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
+        rt.capture_data_dependent(torch_compile(fn, dynamic=True))),
     "py-eager-resized": lambda meta, fn: fn,
     "py-eager64-resized": lambda meta, fn: fn,
     "aot-eager": lambda meta, fn: torch_compile(fn, backend="aot_eager"),
@@ -272,8 +276,8 @@ STEP_BACKENDS = {"inductor-step": "inductor", "inductor-train": "inductor", "py-
 # Runners that run the program a second time with its batch resized: the same
 # compiled function meets inputs of another size (guards, a recompile or the
 # symbolic sizes of dynamic=True), compared with eager at that size.
-RESIZED_RUNNERS = ("inductor-dynamic", "dynamo-eager-dynamic", "aot-eager-dynamic", "aot-decomp-dynamic",
-                   "py-eager-resized", "py-eager64-resized")
+RESIZED_RUNNERS = ("inductor-dynamic", "inductor-dynamic-emulate", "dynamo-eager-dynamic", "aot-eager-dynamic",
+                   "aot-decomp-dynamic", "py-eager-resized", "py-eager64-resized")
 
 
 def append_resized(result, meta, program_fn, fn):

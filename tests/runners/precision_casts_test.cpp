@@ -10,28 +10,40 @@
 namespace dlfuzz {
 
 namespace {
-std::vector<Finding> findings_of(const std::string& text) {
+std::vector<Finding> findings_of(const std::string& text, const std::string& runner = "inductor") {
   ParseResult r = parse_program(text, "precision.dlf");
   EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
   Executor ex(test::python_options());
-  return evaluate(ex, r.program, {"inductor"}, /*recheck=*/true).findings;
+  return evaluate(ex, r.program, {runner}, /*recheck=*/true).findings;
 }
-}  // namespace
 
 // (x + 0.1) - 0.1 == x: eager rounds x + 0.1 to float16, Inductor keeps it in
 // float32 and gets x back, so the comparison differs (exactly: a bool).
+const char* kHalfChainComparedExactly =
+    "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
+    "input %x0 : f16[64] range(-2.0,2.0)\n"
+    "%1 : f16[64] = add %x0, 0.1\n"
+    "%2 : f16[64] = sub %1, 0.1\n"
+    "%3 : bool[64] = eq %2, %x0\n"
+    "return %3\n";
+}  // namespace
+
 TEST(PrecisionCasts, AHalfChainComparedExactlyIsInductorsFloat32Intermediates) {
   if (!test::venv_imports("torch._dynamo")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
-  auto found = findings_of(
-      "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
-      "input %x0 : f16[64] range(-2.0,2.0)\n"
-      "%1 : f16[64] = add %x0, 0.1\n"
-      "%2 : f16[64] = sub %1, 0.1\n"
-      "%3 : bool[64] = eq %2, %x0\n"
-      "return %3\n");
+  auto found = findings_of(kHalfChainComparedExactly);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].first_op, kInductorFloat32Intermediates) << found[0].first_op_detail;
   EXPECT_NE(found[0].bug_signature().find("|first=(Inductor's float32 intermediates)"), std::string::npos);
+}
+
+// inductor-dynamic's finding is judged by its own twin (compiled with
+// dynamic=True, called again resized, compared with py-eager-resized).
+TEST(PrecisionCasts, AnInductorDynamicFindingIsJudgedByItsDynamicTwin) {
+  if (!test::venv_imports("torch._dynamo")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  auto found = findings_of(kHalfChainComparedExactly, "inductor-dynamic");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].test_runner, "inductor-dynamic");
+  EXPECT_EQ(found[0].first_op, kInductorFloat32Intermediates) << found[0].first_op_detail;
 }
 
 // A real Inductor bug (clamp of a uint8 with a negative bound, pytorch#198071)
