@@ -21,6 +21,7 @@ bool computes_half_floats(const Program& p) {
 std::string emulating(const std::string& runner) {
   if (runner == "inductor") return "inductor-emulate";
   if (runner == "inductor-dynamic") return "inductor-dynamic-emulate";
+  if (runner == "aoti") return "aoti-emulate";
   return "";
 }
 

@@ -6,11 +6,11 @@
 // (precision_flow.h), but an exact comparison of them (`le`, `eq`, an index)
 // or a rounding boundary crossed in a chain still differs: campaigns stored
 // these as bugs of whichever op came last (c79's bugs 21 and 32). An
-// inductor (or inductor-dynamic) finding in a program that computes
+// inductor, inductor-dynamic or aoti finding in a program that computes
 // float16/bfloat16 values which goes away with emulate_precision_casts
-// (inductor-emulate, inductor-dynamic-emulate) is this, and its first op
-// becomes kInductorFloat32Intermediates: one bug, apart from real ones, and
-// labelled.
+// (their twins inductor-emulate, inductor-dynamic-emulate, aoti-emulate) is
+// this, and its first op becomes kInductorFloat32Intermediates: one bug,
+// apart from real ones, and labelled.
 #pragma once
 #include <vector>
 

@@ -28,6 +28,7 @@ Runners:
   dynamo-eager-dynamic, aot-eager-dynamic, aot-decomp-dynamic
                     those three compiled as inductor-dynamic is (its ladder's rungs)
   aoti              torch.export + AOTInductor (inference programs)
+  aoti-emulate      aoti with emulate_precision_casts (explains a finding: oracles/precision_casts.h)
   inductor-step     the program eagerly, its optimizer step compiled by torch.compile
                     (training programs), compared with py-eager-step
   py-eager-step     the same with the step traced by Dynamo and run eagerly (backend
@@ -211,8 +212,9 @@ def dynamic_rung(fn, backend):
     return rt.capture_data_dependent(torch_compile(fn, backend=backend, dynamic=True))
 
 
-def aoti_fn(meta, fn):
-    """torch.export the program, compile it with AOTInductor, load the package."""
+def aoti_fn(meta, fn, **inductor_config):
+    """torch.export the program, compile it with AOTInductor (Inductor's
+    config patched with inductor_config), load the package."""
     if not hasattr(torch, "export"):
         raise RuntimeError(f"torch.export needs PyTorch 2.x; this is torch {torch.__version__}")
     inputs = rt.build_inputs(meta)
@@ -224,7 +226,8 @@ def aoti_fn(meta, fn):
     with torch.no_grad():
         exported = torch.export.export(Program(), tuple(inputs))
         path = os.path.join(tempfile.mkdtemp(prefix="dlfuzz_aoti_"), "program.pt2")
-        torch._inductor.aoti_compile_and_package(exported, package_path=path)
+        with torch._inductor.config.patch(**inductor_config):
+            torch._inductor.aoti_compile_and_package(exported, package_path=path)
         loaded = torch._inductor.aoti_load_package(path)
     return lambda *args: tuple(loaded(*args))
 
@@ -253,6 +256,7 @@ RUNNERS = {
     "aot-eager-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager"),
     "aot-decomp-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager_decomp_partition"),
     "aoti": lambda meta, fn: aoti_fn(meta, fn),
+    "aoti-emulate": lambda meta, fn: aoti_fn(meta, fn, emulate_precision_casts=True),
     # The optimizer step compiled (STEP_BACKENDS), the program eager.
     "inductor-step": lambda meta, fn: fn,
     "inductor-train": lambda meta, fn: torch_compile(fn),  # and its step (STEP_BACKENDS)

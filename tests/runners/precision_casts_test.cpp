@@ -46,6 +46,16 @@ TEST(PrecisionCasts, AnInductorDynamicFindingIsJudgedByItsDynamicTwin) {
   EXPECT_EQ(found[0].first_op, kInductorFloat32Intermediates) << found[0].first_op_detail;
 }
 
+// So is aoti's, by a twin compiled with the setting (c84's bug 10: a float16
+// scaled_dot_product_attention, 10 of 400 elements apart, gone so).
+TEST(PrecisionCasts, AnAotiFindingIsJudgedByItsTwin) {
+  if (!test::venv_imports("torch._dynamo")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  auto found = findings_of(kHalfChainComparedExactly, "aoti");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].test_runner, "aoti");
+  EXPECT_EQ(found[0].first_op, kInductorFloat32Intermediates) << found[0].first_op_detail;
+}
+
 // A real Inductor bug (clamp of a uint8 with a negative bound, pytorch#198071)
 // in a program that also computes float16 values stays where it is.
 TEST(PrecisionCasts, ARealBugBesideHalfValuesIsNotLabelled) {
