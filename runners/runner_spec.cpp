@@ -11,7 +11,8 @@ namespace dlfuzz {
 namespace {
 constexpr WorkerKind native = WorkerKind::native, python = WorkerKind::python;
 constexpr RunnerModes any = RunnerModes::any, infer = RunnerModes::infer, train = RunnerModes::train;
-constexpr RunnerNeeds none = RunnerNeeds::none, cpu = RunnerNeeds::cpu, dp = RunnerNeeds::dp;
+constexpr RunnerNeeds none = RunnerNeeds::none, cpu = RunnerNeeds::cpu, dp = RunnerNeeds::dp,
+                      no_branch = RunnerNeeds::no_branch;
 
 struct NamedEnv {
   const char* name;
@@ -79,6 +80,13 @@ std::string in_env(std::string base, const RunnerSpec& s, const Program& p) {
   if (s.row->worker == WorkerKind::native && p.plan.has_one_process_reference()) base += "@1";
   return s.env.empty() ? base : base + "@" + s.env;
 }
+
+// An `if` node: its condition is a tensor's value (the generator's only branch).
+bool has_branch(const Program& p) {
+  bool found = false;
+  for_each_node(p.body, [&](const Node& n) { found = found || n.op == "if"; });
+  return found;
+}
 }  // namespace
 
 std::string RunnerSpec::reference(const Program& p) const { return in_env(row->reference, *this, p); }
@@ -90,6 +98,7 @@ bool RunnerSpec::supports(const Program& p) const {
   if (p.device == "cuda" && row->needs == RunnerNeeds::cpu) return false;
   if (p.plan.world > 1 && !row->multi_rank) return false;
   if (row->needs == RunnerNeeds::dp) return p.plan.data_parallel();
+  if (row->needs == RunnerNeeds::no_branch) return !has_branch(p);
   return true;
 }
 
@@ -182,7 +191,10 @@ WorkerEnv resolve_env(const RunnerSpec& spec, const EnvDefaults& d) {
 }
 
 nlohmann::json to_json(const RunnerRow& r) {
-  const char* needs = r.needs == RunnerNeeds::cpu ? "cpu" : r.needs == RunnerNeeds::dp ? "dp" : "none";
+  const char* needs = r.needs == RunnerNeeds::cpu         ? "cpu"
+                      : r.needs == RunnerNeeds::dp        ? "dp"
+                      : r.needs == RunnerNeeds::no_branch ? "no_branch"
+                                                          : "none";
   return {{"name", r.name},
           {"worker", worker_kind_name(r.worker)},
           {"family", r.family},

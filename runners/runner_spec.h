@@ -22,7 +22,7 @@ namespace dlfuzz {
 
 enum class WorkerKind { native, python };
 enum class RunnerModes { any, infer, train };
-enum class RunnerNeeds { none, cpu, dp };
+enum class RunnerNeeds { none, cpu, dp, no_branch };
 
 struct RunnerRow {
   const char* name;

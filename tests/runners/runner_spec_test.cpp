@@ -82,6 +82,24 @@ TEST(RunnerSpec, ApplicabilityFollowsTheTable) {
   EXPECT_FALSE(runner_spec("inductor-step").supports(infer)) << "an inference program has no optimizer step";
 }
 
+// torch.export refuses an `if` on a tensor's value by design (c84's bug 1, 29
+// findings in 20 minutes: "Could not guard on data-dependent expression"), so
+// aoti does not take such a program; inductor does.
+TEST(RunnerSpec, AotiTakesNoProgramThatBranchesOnData) {
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %x0 : f32[] zeros\n"
+      "%1 : bool[] = gt %x0, %x0\n"
+      "%2 : f32[] = if cond=%1 {\n  yield %x0\n} else {\n  yield %x0\n}\n"
+      "return %2\n",
+      "branch.dlf");
+  ASSERT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
+  EXPECT_FALSE(runner_spec("aoti").supports(r.program));
+  EXPECT_FALSE(runner_spec("aoti-emulate").supports(r.program));
+  EXPECT_TRUE(runner_spec("inductor").supports(r.program));
+  EXPECT_TRUE(runner_spec("aoti").supports(program("device=cpu world=1 plan=none", false)));
+}
+
 // The executor keeps one worker per environment: two native environments
 // (two binary paths) give two workers, each asked only for its runners; the
 // result names keep the @ENV the caller gave.
