@@ -9,6 +9,7 @@
 
 #include "generator/op_spec.h"
 #include "oracles/layer_ladder.h"
+#include "oracles/near_tie.h"
 #include "oracles/numeric_oracle.h"
 #include "oracles/precision_flow.h"
 #include "runners/runner_spec.h"
@@ -39,6 +40,20 @@ void collect_aliases(const Block& b, AliasGroups& groups, std::set<int>& written
     if (s && first && s->inplace) written.insert(first->id);
     for (const auto& inner : n.blocks) collect_aliases(inner, groups, written);
   }
+}
+
+// A comparison whose two runs each compare right on their own operands
+// (near_tie.h); output k is its result.
+bool near_tie(const Program& q, const Node& n, const RunResult& ref, const RunResult& test, size_t k) {
+  if (!is_comparison(n.op)) return false;
+  auto lookup_in = [&](const RunResult& r) {
+    return [&q, &r](int id) -> const HostTensor* {
+      size_t j = std::find(q.body.yields.begin(), q.body.yields.end(), id) - q.body.yields.begin();
+      return j < r.outputs.size() ? &r.outputs[j] : nullptr;
+    };
+  };
+  return follows_from_operands(n, ref.outputs[k], lookup_in(ref)) &&
+         follows_from_operands(n, test.outputs[k], lookup_in(test));
 }
 
 const Node* node_of(const Program& p, int value) {
@@ -128,6 +143,12 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
       const Node* n = node_of(q, observed[i]);
       f.first_op = n ? n->op : "";
       f.first_op_detail = (n ? describe_node(q, *n) : "%" + q.values.at(observed[i]).name) + ": " + diff;
+      if (n && near_tie(q, *n, ref, test, k)) {
+        f.first_op = kNearTie;
+        f.first_op_detail +=
+            "; in each run every element follows from that run's own operands, which agree within "
+            "rounding: a tie broken by rounding upstream, not the comparison";
+      }
       break;
     }
     if (f.first_op.empty() && f.first_op_detail.empty())

@@ -10,7 +10,8 @@
 // The rewrite can hide the bug (a fusion that no longer happens once its
 // intermediate is an output): the finding must still show on the original
 // outputs of the rewritten program, or no op is named. A training finding
-// whose forward values all agree is named as "in backward".
+// whose forward values all agree is named as "in backward". A comparison
+// flipped by its operands' rounding is named kNearTie (near_tie.h).
 #pragma once
 #include <string>
 #include <vector>
