@@ -39,10 +39,10 @@ void add_runners(CLI::App& app, std::function<int()>* action) {
             << "\n";
         return kExitOk;
       }
-      std::cout << fmt::format("{:<22}{:<8}{:<10}{:<20}{:<7}{:<6}{:<32}{}\n", "runner", "worker", "family", "reference",
+      std::cout << fmt::format("{:<26}{:<8}{:<10}{:<20}{:<7}{:<6}{:<32}{}\n", "runner", "worker", "family", "reference",
                                "modes", "ranks", "layer", "repro backend");
       for (const auto& r : runner_table())
-        std::cout << fmt::format("{:<22}{:<8}{:<10}{:<20}{:<7}{:<6}{:<32}{}{}\n", r.name, worker_kind_name(r.worker),
+        std::cout << fmt::format("{:<26}{:<8}{:<10}{:<20}{:<7}{:<6}{:<32}{}{}\n", r.name, worker_kind_name(r.worker),
                                  r.family, r.reference, modes_name(r.modes),
                                  r.multi_rank ? "yes" : "no", r.layer, r.repro_backend,
                                  in_build(r) ? "" : "  (not available here)");
