@@ -42,13 +42,17 @@ void collect_aliases(const Block& b, AliasGroups& groups, std::set<int>& written
   }
 }
 
+// Which output of q value `id` is (yields.size() if none).
+size_t output_index(const Program& q, int id) {
+  return std::find(q.body.yields.begin(), q.body.yields.end(), id) - q.body.yields.begin();
+}
+
 // A comparison whose two runs each compare right on their own operands
 // (near_tie.h); output k is its result.
 bool near_tie(const Program& q, const Node& n, const RunResult& ref, const RunResult& test, size_t k) {
-  if (!is_comparison(n.op)) return false;
-  auto lookup_in = [&](const RunResult& r) {
+  auto lookup_in = [&q](const RunResult& r) {
     return [&q, &r](int id) -> const HostTensor* {
-      size_t j = std::find(q.body.yields.begin(), q.body.yields.end(), id) - q.body.yields.begin();
+      size_t j = output_index(q, id);
       return j < r.outputs.size() ? &r.outputs[j] : nullptr;
     };
   };
@@ -135,7 +139,7 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
       continue;
     }
     for (size_t i = 0; i < observed.size(); ++i) {
-      size_t k = std::find(q.body.yields.begin(), q.body.yields.end(), observed[i]) - q.body.yields.begin();
+      size_t k = output_index(q, observed[i]);
       const HostTensor* f64 = fp64.ok() && fp64.outputs.size() > k ? &fp64.outputs[k] : nullptr;
       std::string diff =
           compare_tensor(ref.outputs[k], test.outputs[k], f64, options, nullptr, flow.values.at(observed[i]));

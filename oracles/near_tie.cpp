@@ -1,17 +1,20 @@
 #include "oracles/near_tie.h"
 
+#include <map>
 #include <variant>
 
 namespace dlfuzz {
 
 namespace {
-bool compare(const std::string& op, double a, double b) {
-  if (op == "lt") return a < b;
-  if (op == "le") return a <= b;
-  if (op == "gt") return a > b;
-  if (op == "ge") return a >= b;
-  if (op == "eq") return a == b;
-  return a != b;  // ne
+using Comparison = bool (*)(double, double);
+
+// The comparison ops and what each computes (IEEE: NaN compares unequal).
+const std::map<std::string, Comparison>& comparisons() {
+  static const std::map<std::string, Comparison> table = {
+      {"lt", [](double a, double b) { return a < b; }},  {"le", [](double a, double b) { return a <= b; }},
+      {"gt", [](double a, double b) { return a > b; }},  {"ge", [](double a, double b) { return a >= b; }},
+      {"eq", [](double a, double b) { return a == b; }}, {"ne", [](double a, double b) { return a != b; }}};
+  return table;
 }
 
 // Element i of `out` read from `in` broadcast to it (dims aligned at the right).
@@ -55,16 +58,13 @@ Operand operand_of(const Arg& a, const OperandLookup& lookup) {
 }
 }  // namespace
 
-bool is_comparison(const std::string& op) {
-  return op == "lt" || op == "le" || op == "gt" || op == "ge" || op == "eq" || op == "ne";
-}
-
 bool follows_from_operands(const Node& n, const HostTensor& result, const OperandLookup& lookup) {
-  if (!is_comparison(n.op) || n.args.size() < 2 || !result.defined || result.dtype != DType::b8) return false;
+  auto it = comparisons().find(n.op);
+  if (it == comparisons().end() || n.args.size() < 2 || !result.defined || result.dtype != DType::b8) return false;
   Operand a = operand_of(n.args[0], lookup), b = operand_of(n.args[1], lookup);
   if (!a.known || !b.known) return false;
   for (int64_t i = 0; i < result.numel(); ++i)
-    if ((result.at(i) != 0) != compare(n.op, a.at(result.shape, i), b.at(result.shape, i))) return false;
+    if ((result.at(i) != 0) != it->second(a.at(result.shape, i), b.at(result.shape, i))) return false;
   return true;
 }
 

@@ -16,8 +16,6 @@ namespace dlfuzz {
 
 inline constexpr const char* kNearTie = "(a comparison of values within rounding)";
 
-bool is_comparison(const std::string& op);
-
 // A value of the comparison's run: the tensor of an operand (nullptr if the
 // run did not return it).
 using OperandLookup = std::function<const HostTensor*(int value_id)>;

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "generator/summary.h"
+
 namespace dlfuzz {
 
 namespace {
@@ -80,13 +82,6 @@ std::string in_env(std::string base, const RunnerSpec& s, const Program& p) {
   if (s.row->worker == WorkerKind::native && p.plan.has_one_process_reference()) base += "@1";
   return s.env.empty() ? base : base + "@" + s.env;
 }
-
-// An `if` node: its condition is a tensor's value (the generator's only branch).
-bool has_branch(const Program& p) {
-  bool found = false;
-  for_each_node(p.body, [&](const Node& n) { found = found || n.op == "if"; });
-  return found;
-}
 }  // namespace
 
 std::string RunnerSpec::reference(const Program& p) const { return in_env(row->reference, *this, p); }
@@ -98,7 +93,8 @@ bool RunnerSpec::supports(const Program& p) const {
   if (p.device == "cuda" && row->needs == RunnerNeeds::cpu) return false;
   if (p.plan.world > 1 && !row->multi_rank) return false;
   if (row->needs == RunnerNeeds::dp) return p.plan.data_parallel();
-  if (row->needs == RunnerNeeds::no_branch) return !has_branch(p);
+  // An `if` node branches on a tensor's value (the generator's only branch).
+  if (row->needs == RunnerNeeds::no_branch) return summarize(p).ops.count("if") == 0;
   return true;
 }
 
