@@ -39,12 +39,18 @@ void add_runners(CLI::App& app, std::function<int()>* action) {
             << "\n";
         return kExitOk;
       }
-      std::cout << fmt::format("{:<26}{:<8}{:<10}{:<20}{:<7}{:<6}{:<32}{}\n", "runner", "worker", "family", "reference",
-                               "modes", "ranks", "layer", "repro backend");
+      // The name and layer columns are as wide as their longest entry.
+      size_t name_w = 6, layer_w = 5;
+      for (const auto& r : runner_table()) {
+        name_w = std::max(name_w, std::string(r.name).size() + 2);
+        layer_w = std::max(layer_w, std::string(r.layer).size() + 2);
+      }
+      const std::string row = "{:<{}}{:<8}{:<10}{:<20}{:<7}{:<6}{:<{}}{}{}\n";
+      std::cout << fmt::format(fmt::runtime(row), "runner", name_w, "worker", "family", "reference", "modes", "ranks",
+                               "layer", layer_w, "repro backend", "");
       for (const auto& r : runner_table())
-        std::cout << fmt::format("{:<26}{:<8}{:<10}{:<20}{:<7}{:<6}{:<32}{}{}\n", r.name, worker_kind_name(r.worker),
-                                 r.family, r.reference, modes_name(r.modes),
-                                 r.multi_rank ? "yes" : "no", r.layer, r.repro_backend,
+        std::cout << fmt::format(fmt::runtime(row), r.name, name_w, worker_kind_name(r.worker), r.family, r.reference,
+                                 modes_name(r.modes), r.multi_rank ? "yes" : "no", r.layer, layer_w, r.repro_backend,
                                  in_build(r) ? "" : "  (not available here)");
       std::cout << "\nSuffixes: +plugin:PATH, @1 (one-process reference), @cpu (program on the CPU), @ENV.\n"
                    "Environments (@NAME, or @PATH to a Python interpreter or a dlfuzz binary):\n";

@@ -384,7 +384,9 @@ class Parser {
     size_t positional = 0;
     while (!lp.at_end() && !(lp.peek().kind == Token::punct && (lp.peek().text == "{" || lp.peek().text == "("))) {
       if (!n.args.empty() || positional) lp.expect(",");
-      if (lp.peek().kind == Token::ident && lp.peek(1).kind == Token::punct && lp.peek(1).text == "=") {
+      // A name before `=`; nan_to_num's `nan=` reads as the number nan otherwise.
+      const bool named = lp.peek().kind == Token::ident || lp.peek().text == "nan" || lp.peek().text == "inf";
+      if (named && lp.peek(1).kind == Token::punct && lp.peek(1).text == "=") {
         std::string name = lp.next().text;
         lp.expect("=");
         n.args.push_back({name, literal(lp)});

@@ -177,6 +177,15 @@ int GenContext::in_domain(int v, Domain d, DType) {
       double lo = is_wide_unsigned(t.dtype) ? 0.0 : -4.0;  // a negative bound on them is ill-defined
       return emit1("clamp", {{"self", ValueRef{v}}, {"min", lit(lo)}, {"max", lit(4.0)}});
     }
+    case Domain::unit: {  // float operands only (the ops that ask are float_only)
+      if (r.within(-0.9, 0.9)) return v;
+      if (t.dtype == DType::f16) {
+        int f = emit1("to", {{"self", ValueRef{v}}, {"dtype", DType::f32}});
+        int c = emit1("clamp", {{"self", ValueRef{f}}, {"min", -0.9}, {"max", 0.9}});
+        return emit1("to", {{"self", ValueRef{c}}, {"dtype", DType::f16}});
+      }
+      return emit1("clamp", {{"self", ValueRef{v}}, {"min", -0.9}, {"max", 0.9}});
+    }
   }
   return v;
 }
@@ -330,6 +339,8 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
   for (const auto& a : n.args) {
     const ParamSpec* ps = spec ? spec->param(a.name) : nullptr;
     if (ps && !ps->grad) continue;
+    // x.item() is a Python number: no gradient flows through it.
+    if (auto* r = std::get_if<ValueRef>(&a.value); r && r->item) continue;
     for (int v : arg_inputs(a.value)) {
       bool grad_carrier = is_float(p_.type(v).dtype) && (from_param_.count(v) || from_param_.count(root_[v]));
       if (grad_carrier && differentiable) param_fed = true;

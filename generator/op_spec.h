@@ -40,7 +40,8 @@ struct ParamSpec {
 };
 
 // What an op needs of its first input's values so the float64 run stays finite.
-enum class Domain { any, positive, nonzero, bounded };
+// unit: inside (-1, 1) (asin, atanh, erfinv).
+enum class Domain { any, positive, nonzero, bounded, unit };
 
 // Type rule: fill `out` with the node's output types, or return an error text.
 using InferFn = std::string (*)(const Program& p, const Node& n, std::vector<TensorType>& out);
@@ -68,6 +69,7 @@ struct OpSpec {
   // without its indices): the emitters index the result.
   bool tuple_result = false;
   bool float_only = false;  // inputs must be floating point (no int/bool kernels)
+  bool int_only = false;    // inputs must be integer or bool (bitwise ops, gcd)
   bool bool_ok = false;     // accepts bool tensors
   bool half_ok = true;      // has CPU kernels for f16 in LibTorch 1.13 (2.x has them all)
   bool torch2_only = false;  // added after 1.13: only in target=torch2 programs

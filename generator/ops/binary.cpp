@@ -90,6 +90,18 @@ bool gen_pow(GenContext& g, const OpSpec& s, Node& n) {
   return true;
 }
 
+// Shift amounts 0..5: beyond an operand's width the result is defined by
+// PyTorch's kernels alone, not by C++.
+bool gen_shift(GenContext& g, const OpSpec& s, Node& n) {
+  if (!gen_binary(g, s, n)) return false;
+  auto& other = n.args[1].value;
+  if (auto* r = std::get_if<ValueRef>(&other))
+    r->id = g.emit1("clamp", {{"self", ValueRef{r->id}}, {"min", int64_t{0}}, {"max", int64_t{5}}});
+  else
+    other = int64_t(g.choices().range(0, 5));
+  return true;
+}
+
 std::string infer_pow(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self = tensor_arg(p, n, "self");
   const Arg* e = n.arg("exponent");
@@ -155,6 +167,42 @@ void register_ops_binary(std::vector<OpSpec>& ops) {
   lae.float_only = true;
   lae.half_ok = false;
   ops.push_back(lae);
+
+  // Float math with its own NaN and sign rules (fmax/fmin ignore a NaN,
+  // copysign reads -0.0, xlogy(0, y) is 0 whatever y).
+  for (const char* name : {"hypot", "logaddexp2"}) {
+    OpSpec s = binary(name, infer_binary, false);
+    s.float_only = true;
+    s.half_ok = false;
+    s.saves_output = s.name == "hypot";  // its backward reads the result
+    ops.push_back(s);
+  }
+  for (const char* name : {"fmax", "fmin"}) {
+    OpSpec s = binary(name, infer_binary, false);
+    s.half_ok = false;
+    ops.push_back(s);
+  }
+  OpSpec copysign = binary("copysign", infer_binary_float);
+  copysign.half_ok = false;
+  copysign.saves_output = true;  // its backward reads the result
+  ops.push_back(copysign);
+  OpSpec xlogy = binary("xlogy", infer_binary_float);
+  xlogy.domain = Domain::positive;  // of `other`, whose log it takes
+  xlogy.half_ok = false;
+  ops.push_back(xlogy);
+
+  // Integer ops (bools too for the bitwise ones): exact on every backend.
+  for (const char* name : {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+                           "gcd", "lcm"}) {
+    const std::string op = name;
+    const bool shift = op.find("shift") != std::string::npos;
+    OpSpec s = binary(op, infer_binary, op.rfind("bitwise_", 0) == 0);
+    s.int_only = true;
+    s.bool_ok = op.rfind("bitwise_", 0) == 0 && !shift;
+    s.differentiable = false;
+    if (shift) s.generate = gen_shift;
+    ops.push_back(s);
+  }
 
   OpSpec pow;
   pow.name = "pow";

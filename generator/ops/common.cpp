@@ -9,6 +9,7 @@ namespace dlfuzz::ops {
 
 bool dtype_allowed(const OpSpec& s, DType t, Target target) {
   if (s.float_only && !is_float(t)) return false;
+  if (s.int_only && is_float(t)) return false;
   if (!s.bool_ok && is_bool(t)) return false;
   if (is_wide_unsigned(t)) return target == Target::torch2 && takes_wide_unsigned(s);
   if (target == Target::torch2) return true;  // int16 and CPU half kernels everywhere
@@ -129,7 +130,7 @@ bool gen_unary(GenContext& g, const OpSpec& s, Node& n) {
   if (!v) {
     if (g.focus()) return false;
     DType t = s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype();
-    if (!dtype_allowed(s, t, g.program().target)) t = DType::f32;
+    if (!dtype_allowed(s, t, g.program().target)) t = s.int_only ? DType::i64 : DType::f32;
     v = g.new_input({t, g.random_shape(0, 4)});
   }
   n.args = {{"self", ValueRef{g.in_domain(*v, s.domain)}}};
@@ -197,7 +198,9 @@ bool gen_binary(GenContext& g, const OpSpec& s, Node& n) {
       g.first([&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target) && !is_bool(t.dtype); });
   if (!v) {
     if (g.focus()) return false;
-    v = g.new_input({s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype(), g.random_shape(0, 4)});
+    DType t = s.float_only ? g.random_float_dtype(s.half_ok) : g.random_dtype();
+    if (s.int_only && !dtype_allowed(s, t, g.program().target)) t = DType::i64;
+    v = g.new_input({t, g.random_shape(0, 4)});
     if (!dtype_allowed(s, g.program().type(*v).dtype, g.program().target) || is_bool(g.program().type(*v).dtype))
       return false;
   }
@@ -219,12 +222,14 @@ bool gen_binary(GenContext& g, const OpSpec& s, Node& n) {
     int o = g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
     n.args.push_back({"other", ValueRef{o}});
   }
-  // Divisors and similar second operands get their own guard.
-  if (s.domain == Domain::nonzero) {
+  // Divisors and similar second operands get their own guard (xlogy's log
+  // of `other`: positive).
+  if (s.domain == Domain::nonzero || s.domain == Domain::positive) {
+    const bool positive = s.domain == Domain::positive;
     auto& other = n.args[1].value;
-    if (auto* r = std::get_if<ValueRef>(&other)) r->id = g.in_domain(r->id, Domain::nonzero);
-    if (auto* d = std::get_if<double>(&other); d && std::abs(*d) < 0.25) *d = 0.5;
-    if (auto* i = std::get_if<int64_t>(&other); i && *i == 0) *i = 1;
+    if (auto* r = std::get_if<ValueRef>(&other)) r->id = g.in_domain(r->id, s.domain);
+    if (auto* d = std::get_if<double>(&other); d && (positive ? !(*d >= 0.25) : std::abs(*d) < 0.25)) *d = 0.5;
+    if (auto* i = std::get_if<int64_t>(&other); i && (positive ? *i < 1 : *i == 0)) *i = 1;
   }
   return true;
 }

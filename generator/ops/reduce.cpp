@@ -1,6 +1,6 @@
 // Reductions, and the dim-wise ops that share their dim handling: sum, mean,
 // prod, amax/amin, argmax/argmin, var/std, logsumexp, softmax/log_softmax, cumsum,
-// cumprod.
+// cumprod, logcumsumexp, and nansum/nanmean (which skip NaNs).
 #include <map>
 
 #include "generator/ops/common.h"
@@ -35,6 +35,8 @@ const Rule* rule_of(const std::string& op) {
       {"std", {Dims::list_opt, 2, false, false, false}},    {"logsumexp", {Dims::list_req, 1, false, false, false}},
       {"softmax", {Dims::int_req, 0, false, false, false}}, {"log_softmax", {Dims::int_req, 0, false, false, false}},
       {"cumsum", {Dims::int_req, 0, true, false, false}},   {"cumprod", {Dims::int_req, 0, true, false, false}},
+      {"nansum", {Dims::list_opt, 0, true, false, false}},  {"nanmean", {Dims::list_opt, 1, false, false, false}},
+      {"logcumsumexp", {Dims::int_req, 0, false, false, false}},
   };
   auto it = rules.find(op);
   return it == rules.end() ? nullptr : &it->second;
@@ -198,7 +200,7 @@ OpSpec reduction(const std::string& name, bool keepdim, bool dtype_param, bool f
   s.bool_ok = !float_only && !r.long_out;  // argmax has no bool kernel in 1.13
   // Backward formulas that read the result: a later in-place write to it breaks them.
   s.saves_output = name == "prod" || name == "cumprod" || name == "amax" || name == "amin" || name == "std" ||
-                   name == "logsumexp" || name == "softmax" || name == "log_softmax";
+                   name == "logsumexp" || name == "softmax" || name == "log_softmax" || name == "logcumsumexp";
   s.python = "torch." + name;
   return s;
 }
@@ -230,6 +232,11 @@ void register_ops_reduce(std::vector<OpSpec>& ops) {
   }
   ops.push_back(reduction("cumsum", false, true, false, false));
   ops.push_back(reduction("cumprod", false, true, false, false));
+  OpSpec nansum = reduction("nansum", true, true, false, false);
+  nansum.bool_ok = false;
+  ops.push_back(nansum);
+  ops.push_back(reduction("nanmean", true, true, true, false));
+  ops.push_back(reduction("logcumsumexp", false, false, true, false));
 }
 
 }  // namespace dlfuzz

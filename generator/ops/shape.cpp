@@ -353,6 +353,138 @@ std::string infer_roll(const Program& p, const Node& n, std::vector<TensorType>&
   return "";
 }
 
+// diff(self, n, dim): n-th forward differences along dim (logical_xor of bools).
+bool gen_diff(GenContext& g, const OpSpec& s, Node& n) {
+  auto v = operand(g, s, 1);
+  if (!v) return false;
+  n.args = {{"self", ValueRef{*v}}, {"n", int64_t(g.choices().range(1, 2))},
+            {"dim", random_dim_index(g, type_of(g, *v).rank())}};
+  return true;
+}
+
+std::string infer_diff(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
+  int64_t order = 1, dim = -1;
+  get_int(n, "n", order);
+  get_int(n, "dim", dim);
+  if (self->rank() == 0) return "diff expects input to be at least one-dimensional";
+  if (order < 0) return "diff: order must be non-negative";
+  if (!wrap_dim(dim, self->rank())) return "diff: dim out of range";
+  out = {*self};
+  out[0].shape[dim] = std::max<int64_t>(0, self->shape[dim] - order);
+  return "";
+}
+
+// repeat_interleave(self, repeats, dim): each element `repeats` times in a
+// row along dim, or over the flattened tensor without dim.
+bool gen_repeat_interleave(GenContext& g, const OpSpec& s, Node& n) {
+  auto v = operand(g, s, 0);
+  if (!v) return false;
+  const TensorType t = type_of(g, *v);
+  Choices& c = g.choices();
+  int64_t repeats = c.range(1, 3);
+  if (t.numel() * repeats > 4096) return false;  // keep tensors small
+  n.args = {{"self", ValueRef{*v}}, {"repeats", repeats}};
+  if (t.rank() > 0 && c.coin(0.8)) n.args.push_back({"dim", random_dim_index(g, t.rank())});
+  return true;
+}
+
+std::string infer_repeat_interleave(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
+  int64_t repeats = 0;
+  if (!get_int(n, "repeats", repeats) || repeats < 0) return "repeat_interleave needs a non-negative int 'repeats'";
+  int64_t dim = 0;
+  if (!get_int(n, "dim", dim)) {
+    out = {{self->dtype, {mul_saturating(self->numel(), repeats)}}};
+    return "";
+  }
+  if (self->rank() == 0) return "repeat_interleave: a dim of a 0-dim tensor";
+  if (!wrap_dim(dim, self->rank())) return "repeat_interleave: dim out of range";
+  out = {*self};
+  out[0].shape[dim] = mul_saturating(self->shape[dim], repeats);
+  return "";
+}
+
+// rot90(self, k, dims): a quarter turn k times in the plane of two dims.
+bool gen_rot90(GenContext& g, const OpSpec& s, Node& n) {
+  auto v = operand(g, s, 2);
+  if (!v) return false;
+  Choices& c = g.choices();
+  int rank = type_of(g, *v).rank();
+  int64_t d0 = c.below(rank), d1 = c.below(rank - 1);
+  if (d1 >= d0) ++d1;
+  if (c.coin(0.2)) d1 -= rank;
+  n.args = {{"self", ValueRef{*v}}, {"k", int64_t(c.range(-1, 3))}, {"dims", IntList{d0, d1}}};
+  return true;
+}
+
+std::string infer_rot90(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
+  int64_t k = 1;
+  get_int(n, "k", k);
+  const IntList* dims = int_list_arg(n, "dims");
+  IntList dflt{0, 1};
+  if (!dims) dims = &dflt;
+  if (dims->size() != 2) return "rot90: expected total rotation dims == 2";
+  if (self->rank() < 2) return "rot90: expected total dims >= 2";
+  int64_t d0 = (*dims)[0], d1 = (*dims)[1];
+  if (!wrap_dim(d0, self->rank()) || !wrap_dim(d1, self->rank())) return "rot90: dim out of range";
+  if (d0 == d1) return "rot90: expected rotation dims to be different";
+  out = {*self};
+  if (((k % 4) + 4) % 4 % 2 == 1) std::swap(out[0].shape[d0], out[0].shape[d1]);
+  return "";
+}
+
+// pixel_shuffle(self, r): [*, C*r*r, H, W] -> [*, C, H*r, W*r]; pixel_unshuffle
+// the reverse. An operand whose dims fit, else a fresh input made to fit.
+bool gen_pixel_shuffle(GenContext& g, const OpSpec& s, Node& n) {
+  const bool unshuffle = s.name == "pixel_unshuffle";
+  Choices& c = g.choices();
+  int64_t r = c.range(1, 2);
+  auto fits = [&](const TensorType& t) {
+    if (!dtype_allowed(s, t.dtype, g.program().target) || t.rank() < 3 || t.rank() > 5) return false;
+    int k = t.rank();
+    return unshuffle ? t.shape[k - 1] % r == 0 && t.shape[k - 2] % r == 0 : t.shape[k - 3] % (r * r) == 0;
+  };
+  auto v = g.first(fits);
+  if (!v) {
+    if (g.focus()) return false;
+    Shape shape = {c.range(1, 2), unshuffle ? c.range(1, 3) : r * r * c.range(1, 2), r * c.range(1, 3),
+                   r * c.range(1, 3)};
+    v = g.new_input({g.random_float_dtype(s.half_ok), shape});
+  }
+  n.args = {{"self", ValueRef{*v}}, {unshuffle ? "downscale_factor" : "upscale_factor", r}};
+  return true;
+}
+
+std::string infer_pixel_shuffle(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
+  const bool unshuffle = n.op == "pixel_unshuffle";
+  int64_t r = 0;
+  if (!get_int(n, unshuffle ? "downscale_factor" : "upscale_factor", r) || r <= 0)
+    return n.op + " needs a positive factor";
+  int k = self->rank();
+  if (k < 3) return n.op + " expects at least 3 dims";
+  Shape sh = self->shape;
+  if (unshuffle) {
+    if (sh[k - 1] % r != 0 || sh[k - 2] % r != 0) return "pixel_unshuffle: H and W must be divisible by the factor";
+    sh[k - 3] = mul_saturating(sh[k - 3], r * r);
+    sh[k - 2] /= r;
+    sh[k - 1] /= r;
+  } else {
+    if (sh[k - 3] % (r * r) != 0) return "pixel_shuffle: channels must be divisible by the factor squared";
+    sh[k - 3] /= r * r;
+    sh[k - 2] = mul_saturating(sh[k - 2], r);
+    sh[k - 1] = mul_saturating(sh[k - 1], r);
+  }
+  out = {{self->dtype, sh}};
+  return "";
+}
+
 OpSpec shape_op(const std::string& name, const std::string& python, std::vector<ParamSpec> params, InferFn infer,
                 GenFn gen) {
   OpSpec s;
@@ -389,6 +521,17 @@ void register_ops_shape(std::vector<OpSpec>& ops) {
   ops.push_back(shape_op("flip", "torch.flip", {T("self"), A("dims", K::int_list)}, infer_flip, gen_flip));
   ops.push_back(shape_op("roll", "torch.roll", {T("self"), A("shifts", K::int_list), A("dims", K::int_list)},
                          infer_roll, gen_roll));
+  ops.push_back(
+      shape_op("diff", "torch.diff", {T("self"), A("n", K::int_), A("dim", K::int_)}, infer_diff, gen_diff));
+  ops.push_back(shape_op("repeat_interleave", "torch.repeat_interleave",
+                         {T("self"), A("repeats", K::int_), A("dim", K::int_, true)}, infer_repeat_interleave,
+                         gen_repeat_interleave));
+  ops.push_back(shape_op("rot90", "torch.rot90", {T("self"), A("k", K::int_), A("dims", K::int_list)}, infer_rot90,
+                         gen_rot90));
+  ops.push_back(shape_op("pixel_shuffle", "torch.pixel_shuffle", {T("self"), A("upscale_factor", K::int_)},
+                         infer_pixel_shuffle, gen_pixel_shuffle));
+  ops.push_back(shape_op("pixel_unshuffle", "torch.pixel_unshuffle", {T("self"), A("downscale_factor", K::int_)},
+                         infer_pixel_shuffle, gen_pixel_shuffle));
   for (auto& s : ops) {
     // split and chunk always return views of self; writing one of several
     // views of the same base is not allowed.

@@ -1,4 +1,5 @@
-// Unary elementwise math: abs, neg, exp, log, trig, rounding, ...
+// Unary elementwise math: abs, neg, exp, log, trig, rounding, special
+// functions (erfinv, lgamma, digamma, i0, sinc, logit), nan_to_num, bitwise_not.
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -21,6 +22,23 @@ OpSpec unary(const std::string& name, InferFn infer, Domain domain, int flags) {
   s.saves_output = flags & kSavesOut;
   s.python = "torch." + name;
   return s;
+}
+
+// logit(x, eps) clamps x to [eps, 1 - eps] first: finite for every input.
+bool gen_logit(GenContext& g, const OpSpec& s, Node& n) {
+  if (!gen_unary(g, s, n)) return false;
+  n.args.push_back({"eps", g.choices().pick(std::vector<double>{1e-6, 0.05, 0.25})});
+  return true;
+}
+
+// nan_to_num with each replacement given or left to its default (0, the
+// dtype's largest and lowest finite values).
+bool gen_nan_to_num(GenContext& g, const OpSpec& s, Node& n) {
+  if (!gen_unary(g, s, n)) return false;
+  Choices& c = g.choices();
+  for (const char* name : {"nan", "posinf", "neginf"})
+    if (c.coin(0.4)) n.args.push_back({name, c.pick(std::vector<double>{0.0, 1.5, -2.0, 100.0})});
+  return true;
 }
 }  // namespace
 
@@ -49,6 +67,39 @@ void register_ops_unary(std::vector<OpSpec>& ops) {
   ops.push_back(unary("neg", infer_same, Domain::any, kNone));
   ops.push_back(unary("sign", infer_same, Domain::any, kNone));
   ops.push_back(unary("square", infer_same, Domain::bounded, kNone));
+
+  // More transcendental and special functions: their own vectorized C++ in
+  // Inductor, their own derivatives.
+  ops.push_back(unary("sinh", infer_float, Domain::bounded, kNoHalf));
+  ops.push_back(unary("cosh", infer_float, Domain::bounded, kNoHalf));
+  ops.push_back(unary("asinh", infer_float, Domain::any, kNoHalf));
+  ops.push_back(unary("atan", infer_float, Domain::any, kNoHalf));
+  ops.push_back(unary("asin", infer_float, Domain::unit, kFloatOnly | kNoHalf));
+  ops.push_back(unary("acos", infer_float, Domain::unit, kFloatOnly | kNoHalf));
+  ops.push_back(unary("atanh", infer_float, Domain::unit, kFloatOnly | kNoHalf));
+  ops.push_back(unary("erfinv", infer_float, Domain::unit, kFloatOnly | kNoHalf));
+  ops.push_back(unary("exp2", infer_float, Domain::bounded, kNoHalf | kSavesOut));
+  ops.push_back(unary("log2", infer_float, Domain::positive, kNoHalf));
+  ops.push_back(unary("log10", infer_float, Domain::positive, kNoHalf));
+  ops.push_back(unary("erfc", infer_float, Domain::any, kNoHalf));
+  ops.push_back(unary("lgamma", infer_float, Domain::positive, kFloatOnly | kNoHalf));
+  ops.push_back(unary("digamma", infer_float, Domain::positive, kFloatOnly | kNoHalf));
+  ops.push_back(unary("i0", infer_float, Domain::bounded, kFloatOnly | kNoHalf));
+  ops.push_back(unary("sinc", infer_float, Domain::any, kFloatOnly | kNoHalf));
+  OpSpec logit = unary("logit", infer_float, Domain::any, kFloatOnly | kNoHalf);
+  logit.params.push_back(A("eps", ParamKind::float_, true));
+  logit.generate = gen_logit;
+  ops.push_back(logit);
+  OpSpec nan_to_num = unary("nan_to_num", infer_same, Domain::any, kNoHalf);
+  for (const char* name : {"nan", "posinf", "neginf"}) nan_to_num.params.push_back(A(name, ParamKind::float_, true));
+  nan_to_num.generate = gen_nan_to_num;
+  ops.push_back(nan_to_num);
+  // Integers and bools only: exact on every backend.
+  OpSpec bitwise_not = unary("bitwise_not", infer_same, Domain::any, kNone);
+  bitwise_not.int_only = true;
+  bitwise_not.bool_ok = true;
+  bitwise_not.differentiable = false;
+  ops.push_back(bitwise_not);
 }
 
 }  // namespace dlfuzz

@@ -420,6 +420,39 @@ std::string infer_movedim(const Program& p, const Node& n, std::vector<TensorTyp
   return "";
 }
 
+// Tensor.unfold(dimension, size, step): windows of `size` along a dim, `step`
+// apart, as a new last dim: a view whose windows may overlap.
+bool gen_unfold(GenContext& g, const OpSpec& s, Node& n) {
+  auto v = operand(g, s, 1);
+  if (!v) return false;
+  const TensorType t = type_of(g, *v);
+  Choices& c = g.choices();
+  int64_t dim = random_dim_index(g, t.rank());
+  int64_t extent = t.shape[dim < 0 ? dim + t.rank() : dim];
+  if (extent < 1) return false;
+  n.args = {{"self", ValueRef{*v}}, {"dimension", dim}, {"size", c.range(1, std::min<int64_t>(extent, 4))},
+            {"step", c.range(1, 3)}};
+  return true;
+}
+
+std::string infer_unfold(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
+  int64_t dim = 0, size = 0, step = 0;
+  if (!get_int(n, "dimension", dim) || !get_int(n, "size", size) || !get_int(n, "step", step))
+    return "unfold needs ints dimension, size and step";
+  if (!wrap_dim(dim, self->rank())) return "unfold: dimension out of range";
+  if (step <= 0) return "unfold: step must be positive";
+  if (size < 0) return "unfold: size must be non-negative";
+  Shape shape = self->shape;
+  int64_t extent = self->rank() == 0 ? 1 : shape[dim];
+  if (size > extent) return "unfold: size " + std::to_string(size) + " exceeds the dimension's " + std::to_string(extent);
+  if (self->rank() > 0) shape[dim] = (extent - size) / step + 1;
+  shape.push_back(size);
+  out = {{self->dtype, shape}};
+  return "";
+}
+
 OpSpec view_op(const std::string& name, const std::string& python, std::vector<ParamSpec> attrs, InferFn infer,
                GenFn gen) {
   OpSpec s;
@@ -460,9 +493,12 @@ void register_ops_view(std::vector<OpSpec>& ops) {
   ops.push_back(view_op("unbind", "torch.unbind", {A("dim", K::int_)}, infer_unbind, gen_unbind));
   ops.push_back(view_op("movedim", "torch.movedim", {A("source", K::int_), A("destination", K::int_)}, infer_movedim,
                         gen_movedim));
-  // An expanded view overlaps itself; unbind gives several views of one base.
+  ops.push_back(view_op("unfold", ".unfold", {A("dimension", K::int_), A("size", K::int_), A("step", K::int_)},
+                        infer_unfold, gen_unfold));
+  // An expanded view overlaps itself, as unfold's windows may; unbind gives
+  // several views of one base.
   for (auto& s : ops)
-    if (s.name == "expand" || s.name == "unbind") s.may_alias = true;
+    if (s.name == "expand" || s.name == "unbind" || s.name == "unfold") s.may_alias = true;
 }
 
 }  // namespace dlfuzz

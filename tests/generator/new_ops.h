@@ -61,6 +61,25 @@ inline GenPolicy data_ops_policy(Target target = Target::torch113) {
   return policy;
 }
 
+// Math and layout ops with code of their own in Inductor's C++ (special
+// functions, NaN-aware and integer ops, scans, windows, shuffles).
+inline const std::vector<std::string> kMathOps = {
+    "sinh",        "cosh",       "asinh",         "atan",        "asin",          "acos",
+    "atanh",       "erfinv",     "exp2",          "log2",        "log10",         "erfc",
+    "lgamma",      "digamma",    "i0",            "sinc",        "logit",         "nan_to_num",
+    "bitwise_not", "hypot",      "logaddexp2",    "fmax",        "fmin",          "copysign",
+    "xlogy",       "bitwise_and", "bitwise_or",   "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+    "gcd",         "lcm",        "nansum",        "nanmean",     "logcumsumexp",  "diff",
+    "repeat_interleave", "rot90", "pixel_shuffle", "pixel_unshuffle", "unfold"};
+
+// Most ops drawn from kMathOps (every other family 1, collectives 0).
+inline GenPolicy math_ops_policy() {
+  GenPolicy policy;
+  policy.family_weights["collective"] = 0;
+  policy.focus_ops = kMathOps;
+  return policy;
+}
+
 // torch2 programs made mostly of uint16/32/64 tensors (PyTorch 2.x's barebones
 // unsigned types): every other dtype weighs 1, each wide unsigned one 30.
 inline GenPolicy wide_unsigned_policy() {

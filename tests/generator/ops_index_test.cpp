@@ -193,5 +193,26 @@ TEST(OpsIndex, EveryNewOpIsGeneratedValidAndRoundTrips) {
   for (const auto& op : test::kNewOps) EXPECT_GE(used[op], 5) << op << " is rarely or never generated";
 }
 
+// The math and layout ops (special functions, integer ops, nansum, scans,
+// unfold, pixel_shuffle, ...) in programs that favour them, training included.
+TEST(OpsMath, EveryOpIsGeneratedValidAndRoundTrips) {
+  GenPolicy policy = test::math_ops_policy();
+  std::map<std::string, int> used, trained;
+  for (uint64_t seed = 0; seed < 600; ++seed) {
+    Program p = generate_program(policy, seed);
+    ASSERT_EQ(verify(p), "") << "seed " << seed;
+    std::string text = print_program(p);
+    ParseResult r = parse_program(text, "gen.dlf");
+    ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.error->str() << "\n" << text;
+    ASSERT_TRUE(r.program == p) << "seed " << seed << "\n" << text;
+    ASSERT_EQ(print_program(r.program), text) << "seed " << seed;
+    for (const auto& [op, n] : summarize(p).ops) (p.is_training() ? trained : used)[op] += n;
+  }
+  for (const auto& op : test::kMathOps) {
+    EXPECT_GE(used[op], 5) << op << " is rarely or never generated";
+    if (find_op(op)->differentiable) EXPECT_GE(trained[op], 2) << op << " is rarely or never trained through";
+  }
+}
+
 }  // namespace
 }  // namespace dlfuzz

@@ -165,6 +165,22 @@ TEST(DataOps, DropoutDrawsTheSameMaskEverywhere) {
   EXPECT_EQ(ev.results.size(), runners.size() + (python ? 4u : 2u));
 }
 
+// The math and layout ops (special functions, integer ops, nansum, scans,
+// unfold, pixel_shuffle, ...): LibTorch 1.13's eager and TorchScript run them
+// with the IR's types, and PyTorch 2.x's eager runs them too.
+TEST(MathOps, EagerRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("eager", test::math_ops_policy(), test::kMathOps, 400);
+}
+
+TEST(MathOps, TorchScriptRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("ts", test::math_ops_policy(), test::kMathOps, 150);
+}
+
+TEST(MathOps, PythonEagerRunsThemOnThProjectsPyTorch) {
+  if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  python_eager_runs_them(test::math_ops_policy(), 120, true);
+}
+
 // uint16/32/64 (torch2 programs): the type rules admit only what PyTorch 2.x's
 // eager has kernels and promotions for, with the result dtypes it gives. A
 // failure here after a PyTorch update: rerun scripts/probe_wide_unsigned.py.
