@@ -174,7 +174,10 @@ int GenContext::in_domain(int v, Domain d, DType) {
         int c = emit1("clamp", {{"self", ValueRef{f}}, {"min", -4.0}, {"max", 4.0}});
         return emit1("to", {{"self", ValueRef{c}}, {"dtype", DType::f16}});
       }
-      double lo = is_wide_unsigned(t.dtype) ? 0.0 : -4.0;  // a negative bound on them is ill-defined
+      // A negative bound on an unsigned type is ill-defined (uint16/32/64), and
+      // on uint8 Inductor wraps it (pytorch#198071, corpus/bugs): the guard
+      // would find that known bug again and again.
+      double lo = is_wide_unsigned(t.dtype) || t.dtype == DType::u8 ? 0.0 : -4.0;
       return emit1("clamp", {{"self", ValueRef{v}}, {"min", lit(lo)}, {"max", lit(4.0)}});
     }
     case Domain::unit: {  // float operands only (the ops that ask are float_only)
