@@ -11,6 +11,7 @@ Names starting with _dlfuzz_ are called by emitted program functions (collective
 parallelism): they must stay module-level under these names.
 """
 import argparse
+import contextlib
 import copy
 import datetime
 import hashlib
@@ -398,17 +399,32 @@ def compiled_step(opt, backend):
     return torch.compile(step, backend=backend)
 
 
-def run(meta, fn, step_backend=None):
+def run(meta, fn, step_backend=None, crossref=False):
     """One run of fn over freshly built inputs: inference, or `steps` training steps
-    (with the optimizer step compiled by `step_backend` where given).
+    (with the optimizer step compiled by `step_backend` where given); with
+    crossref, every ATen call checked against its FakeTensor twin (crossref_fake).
     Returns {"outputs", "losses", "grads", "params", "digests"}."""
     previous = torch.get_default_dtype()
     if meta.float64:  # the float64 twin: Python floats and factory calls in float64 too
         torch.set_default_dtype(torch.float64)
     try:
-        return _run(meta, fn, step_backend)
+        with crossref_fake() if crossref else contextlib.nullcontext():
+            return _run(meta, fn, step_backend)
     finally:
         torch.set_default_dtype(previous)
+
+
+def crossref_fake():
+    """A context in which every ATen call (forward, backward and optimizer step)
+    also runs on FakeTensors, through the meta kernels and decompositions that
+    torch.compile and torch.export trace with, and an output of another shape,
+    strides, storage offset or aliasing than the real one raises
+    (torch._subclasses.fake_utils.CrossRefFakeMode, what PyTorch's own
+    test_fake_crossref runs over its OpInfos). A compiled program is traced on
+    those fake results: where they are wrong, it fails or computes on a layout
+    eager never makes."""
+    from torch._subclasses.fake_utils import CrossRefFakeMode
+    return CrossRefFakeMode()
 
 
 def _run(meta, fn, step_backend=None):
@@ -583,7 +599,8 @@ def main(meta, fn):
     """The repro's command line: eager vs a compiled path, or --dump-json the eager results."""
     ap = argparse.ArgumentParser(description="dlfuzz repro: eager vs a compiled path")
     ap.add_argument("--backend", default="inductor",
-                    help="inductor, aot_eager, eager, or script (torch.jit.script)")
+                    help="inductor, aot_eager, eager, script (torch.jit.script), or crossref (eager, every ATen"
+                         " call checked against its FakeTensor/meta twin: as dlfuzz's fake-crossref)")
     ap.add_argument("--dynamic", action="store_true",
                     help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
                          " function again with the batch resized (as dlfuzz's inductor-dynamic)")
@@ -620,8 +637,10 @@ def main(meta, fn):
         return 0
     resized = resized_meta(meta) if args.dynamic else None
     try:
-        compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
-        got = run(meta, compiled_fn, step_backend)
+        crossref = args.backend == "crossref"
+        compiled_fn = fn if crossref or (step_backend and not args.compile_program) else compiled(
+            fn, args.backend, args.dynamic)
+        got = run(meta, compiled_fn, step_backend, crossref=crossref)
         if resized is not None:  # the same compiled function at another batch size, against eager there
             ref_resized, got_resized = run(resized, fn), run(resized, compiled_fn)
             for key in ("outputs", "losses", "grads", "params"):

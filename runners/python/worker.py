@@ -247,6 +247,7 @@ RUNNERS = {
         rt.capture_data_dependent(torch_compile(fn, dynamic=True))),
     "py-eager-resized": lambda meta, fn: fn,
     "py-eager64-resized": lambda meta, fn: fn,
+    "fake-crossref": lambda meta, fn: fn,  # eager, checked against FakeTensor (CROSSREF_RUNNERS)
     "aot-eager": lambda meta, fn: torch_compile(fn, backend="aot_eager"),
     # The layer ladder's rungs (oracles/layer_ladder.h) besides aot-eager and inductor.
     "dynamo-eager": lambda meta, fn: torch_compile(fn, backend="eager"),
@@ -275,6 +276,11 @@ RUNNERS = {
 # its step again.
 STEP_BACKENDS = {"inductor-step": "inductor", "inductor-train": "inductor", "py-eager-step": "eager",
                  "py-eager64-step": "eager", "dynamo-step": "eager"}
+
+
+# Runners that run the program eagerly with every ATen call checked against
+# its FakeTensor twin (dlfuzz_runtime.crossref_fake).
+CROSSREF_RUNNERS = ("fake-crossref",)
 
 
 # Runners that run the program a second time with its batch resized: the same
@@ -367,7 +373,7 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         # reducer, ranks) never runs its first call eagerly (eager_first_call.py)
         eager_first_call.warm_up(lambda: rt.run(meta, fn), warmup, eager_first=False)
         set_collective_timeout(COLLECTIVE_TIMEOUT)
-        got = rt.run(meta, fn, STEP_BACKENDS.get(runner))
+        got = rt.run(meta, fn, STEP_BACKENDS.get(runner), crossref=runner in CROSSREF_RUNNERS)
         result["run_ms"] = (time.perf_counter() - t1) * 1000
         result["outputs"] = list(got["outputs"])
         result["losses"] = list(got["losses"])
