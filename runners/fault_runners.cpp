@@ -12,6 +12,40 @@
 namespace dlfuzz {
 
 namespace {
+// fault-wrong-value's change to a finite value: v * 2 + 1, or v / 2 where that
+// would be v itself (-1) or overflow (what the oracles read as rounding at the
+// limit), or 1 for 0.
+template <typename T>
+T wrong_value(T v) {
+  T w = v * 2 + 1;
+  if (std::isfinite(w) && w != v) return w;
+  return v == 0 ? T(1) : v / 2;
+}
+
+// That change to the first finite element of t (f32 or f64); false where t
+// has none.
+bool wrong_first_finite(HostTensor& t) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (t.dtype == DType::f32) {
+      float v;
+      std::memcpy(&v, t.bytes.data() + 4 * i, 4);
+      if (!std::isfinite(v)) continue;
+      v = wrong_value(v);
+      std::memcpy(t.bytes.data() + 4 * i, &v, 4);
+      return true;
+    }
+    if (t.dtype == DType::f64) {
+      double v;
+      std::memcpy(&v, t.bytes.data() + 8 * i, 8);
+      if (!std::isfinite(v)) continue;
+      v = wrong_value(v);
+      std::memcpy(t.bytes.data() + 8 * i, &v, 8);
+      return true;
+    }
+  }
+  return false;
+}
+
 
 class FaultRunner : public Runner {
  public:
@@ -43,21 +77,9 @@ class FaultRunner : public Runner {
     r.runner = name_;
     for (auto& t : r.outputs) {
       if (!t.defined || t.numel() == 0 || !is_float(t.dtype)) continue;
-      if (name_ == "fault-wrong-value") {
-        // Flip the sign bit's neighbour: a large, unmistakable change.
-        if (t.dtype == DType::f32) {
-          float v;
-          std::memcpy(&v, t.bytes.data(), 4);
-          v = v * 2 + 1;
-          std::memcpy(t.bytes.data(), &v, 4);
-        } else if (t.dtype == DType::f64) {
-          double v;
-          std::memcpy(&v, t.bytes.data(), 8);
-          v = v * 2 + 1;
-          std::memcpy(t.bytes.data(), &v, 8);
-        }
-        break;
-      }
+      // The first finite element of the first float output that has one: a
+      // large, unmistakable change (a NaN or an infinity would keep its value).
+      if (name_ == "fault-wrong-value" && wrong_first_finite(t)) break;
       if (name_ == "fault-reorder" && t.dtype == DType::f32) {
         // One ulp of noise per element, as a different reduction order gives.
         for (int64_t i = 0; i < t.numel(); ++i) {

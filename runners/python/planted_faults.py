@@ -7,20 +7,38 @@ import torch
 
 
 def planted_regression(fn):
-    """Eager, with the first element of the first float output changed, but only
-    on PyTorch 2 and later: the same runner is right on 1.13 and wrong on 2.x,
-    a regression the version oracle must catch (and nothing else)."""
+    """Eager, with the first finite element of the first float output that has
+    one changed (a NaN or an infinity plus 1 is itself), but only on PyTorch 2
+    and later: the same runner is right on 1.13 and wrong on 2.x, a regression
+    the version oracle must catch (and nothing else)."""
     if int(torch.__version__.split(".")[0]) < 2:
         return fn
 
     def wrong(*args):
         outs = list(fn(*args))
         for i, o in enumerate(outs):
-            if o.is_floating_point() and o.numel() > 0:
-                outs[i] = o + torch.nn.functional.pad(torch.ones(1, dtype=o.dtype), (0, o.numel() - 1)).view(o.shape)
-                break
+            if not o.is_floating_point() or o.numel() == 0:
+                continue
+            finite = torch.isfinite(o.reshape(-1)).nonzero()
+            if finite.numel() == 0:
+                continue
+            k = int(finite[0])
+            v = o.detach().reshape(-1)[k]
+            bump = torch.zeros(o.numel(), dtype=o.dtype, device=o.device)
+            bump[k] = wrong_value(v) - v  # added: gradients still flow through o
+            outs[i] = o + bump.view(o.shape)
+            break
         return tuple(outs)
     return wrong
+
+
+def wrong_value(v):
+    """v * 2 + 1 in v's dtype, or v / 2 where that is v itself (-1) or
+    overflows (the oracles read that as rounding at the limit), or 1 for 0."""
+    w = v * 2 + 1
+    if bool(torch.isfinite(w)) and bool(w != v):
+        return w
+    return torch.ones_like(v) if bool(v == 0) else v / 2
 
 
 @contextlib.contextmanager
