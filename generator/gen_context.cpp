@@ -155,6 +155,13 @@ int GenContext::in_domain(int v, Domain d, DType) {
     if (isf) return x;
     return static_cast<int64_t>(x);
   };
+  // clamp(v, lo, hi); LibTorch 1.13 has no f16 clamp on CPU: an f16 in f32.
+  auto clamped = [&](double lo, double hi) {
+    if (t.dtype != DType::f16) return emit1("clamp", {{"self", ValueRef{v}}, {"min", lit(lo)}, {"max", lit(hi)}});
+    int f = emit1("to", {{"self", ValueRef{v}}, {"dtype", DType::f32}});
+    int c = emit1("clamp", {{"self", ValueRef{f}}, {"min", lo}, {"max", hi}});
+    return emit1("to", {{"self", ValueRef{c}}, {"dtype", DType::f16}});
+  };
   switch (d) {
     case Domain::any: return v;
     case Domain::positive:
@@ -168,27 +175,13 @@ int GenContext::in_domain(int v, Domain d, DType) {
     }
     case Domain::bounded: {
       if (r.within(-6, 6)) return v;
-      if (t.dtype == DType::f16) {
-        // LibTorch 1.13 has no f16 clamp on CPU: clamp in f32.
-        int f = emit1("to", {{"self", ValueRef{v}}, {"dtype", DType::f32}});
-        int c = emit1("clamp", {{"self", ValueRef{f}}, {"min", -4.0}, {"max", 4.0}});
-        return emit1("to", {{"self", ValueRef{c}}, {"dtype", DType::f16}});
-      }
       // A negative bound on an unsigned type is ill-defined (uint16/32/64), and
       // on uint8 Inductor wraps it (pytorch#198071, corpus/bugs): the guard
       // would find that known bug again and again.
-      double lo = is_wide_unsigned(t.dtype) || t.dtype == DType::u8 ? 0.0 : -4.0;
-      return emit1("clamp", {{"self", ValueRef{v}}, {"min", lit(lo)}, {"max", lit(4.0)}});
+      return clamped(is_wide_unsigned(t.dtype) || t.dtype == DType::u8 ? 0.0 : -4.0, 4.0);
     }
-    case Domain::unit: {  // float operands only (the ops that ask are float_only)
-      if (r.within(-0.9, 0.9)) return v;
-      if (t.dtype == DType::f16) {
-        int f = emit1("to", {{"self", ValueRef{v}}, {"dtype", DType::f32}});
-        int c = emit1("clamp", {{"self", ValueRef{f}}, {"min", -0.9}, {"max", 0.9}});
-        return emit1("to", {{"self", ValueRef{c}}, {"dtype", DType::f16}});
-      }
-      return emit1("clamp", {{"self", ValueRef{v}}, {"min", -0.9}, {"max", 0.9}});
-    }
+    case Domain::unit:  // float operands only (the ops that ask are float_only)
+      return r.within(-0.9, 0.9) ? v : clamped(-0.9, 0.9);
   }
   return v;
 }

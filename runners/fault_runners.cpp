@@ -22,30 +22,27 @@ T wrong_value(T v) {
   return v == 0 ? T(1) : v / 2;
 }
 
-// That change to the first finite element of t (f32 or f64); false where t
-// has none.
-bool wrong_first_finite(HostTensor& t) {
+// That change to the first finite element of t, read as T; false where t has
+// none.
+template <typename T>
+bool wrong_first_finite_as(HostTensor& t) {
   for (int64_t i = 0; i < t.numel(); ++i) {
-    if (t.dtype == DType::f32) {
-      float v;
-      std::memcpy(&v, t.bytes.data() + 4 * i, 4);
-      if (!std::isfinite(v)) continue;
-      v = wrong_value(v);
-      std::memcpy(t.bytes.data() + 4 * i, &v, 4);
-      return true;
-    }
-    if (t.dtype == DType::f64) {
-      double v;
-      std::memcpy(&v, t.bytes.data() + 8 * i, 8);
-      if (!std::isfinite(v)) continue;
-      v = wrong_value(v);
-      std::memcpy(t.bytes.data() + 8 * i, &v, 8);
-      return true;
-    }
+    T v;
+    std::memcpy(&v, t.bytes.data() + sizeof(T) * i, sizeof(T));
+    if (!std::isfinite(v)) continue;
+    v = wrong_value(v);
+    std::memcpy(t.bytes.data() + sizeof(T) * i, &v, sizeof(T));
+    return true;
   }
   return false;
 }
 
+// f32 and f64 outputs; others are left alone.
+bool wrong_first_finite(HostTensor& t) {
+  if (t.dtype == DType::f32) return wrong_first_finite_as<float>(t);
+  if (t.dtype == DType::f64) return wrong_first_finite_as<double>(t);
+  return false;
+}
 
 class FaultRunner : public Runner {
  public:

@@ -195,10 +195,10 @@ void register_ops_binary(std::vector<OpSpec>& ops) {
   for (const char* name : {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
                            "gcd", "lcm"}) {
     const std::string op = name;
-    const bool shift = op.find("shift") != std::string::npos;
-    OpSpec s = binary(op, infer_binary, op.rfind("bitwise_", 0) == 0);
+    const bool bitwise = op.rfind("bitwise_", 0) == 0, shift = op.find("shift") != std::string::npos;
+    OpSpec s = binary(op, infer_binary, bitwise);  // gcd and lcm have no Scalar overload
     s.int_only = true;
-    s.bool_ok = op.rfind("bitwise_", 0) == 0 && !shift;
+    s.bool_ok = bitwise && !shift;
     s.differentiable = false;
     if (shift) s.generate = gen_shift;
     ops.push_back(s);

@@ -499,7 +499,7 @@ def capture_data_dependent(compiled_fn):
 
 
 def compiled(fn, backend, dynamic=False):
-    if backend == "eager":
+    if backend in ("eager", "crossref"):  # crossref: eager, checked by run(crossref=True)
         return fn
     if backend == "script" or not hasattr(torch, "compile"):  # torch 1.x has no torch.compile
         return torch.jit.script(fn)
@@ -637,10 +637,8 @@ def main(meta, fn):
         return 0
     resized = resized_meta(meta) if args.dynamic else None
     try:
-        crossref = args.backend == "crossref"
-        compiled_fn = fn if crossref or (step_backend and not args.compile_program) else compiled(
-            fn, args.backend, args.dynamic)
-        got = run(meta, compiled_fn, step_backend, crossref=crossref)
+        compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
+        got = run(meta, compiled_fn, step_backend, crossref=args.backend == "crossref")
         if resized is not None:  # the same compiled function at another batch size, against eager there
             ref_resized, got_resized = run(resized, fn), run(resized, compiled_fn)
             for key in ("outputs", "losses", "grads", "params"):
