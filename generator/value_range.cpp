@@ -95,6 +95,9 @@ const std::set<std::string> kSelecting = {"reshape",
                                           "upsample_nearest2d",
                                           "upsample_linear1d",  // convex combinations of neighbours
                                           "upsample_bilinear2d",
+                                          "_upsample_nearest_exact1d",
+                                          "_upsample_nearest_exact2d",
+                                          "aminmax",
                                           "masked_select",
                                           "index"};
 }  // namespace

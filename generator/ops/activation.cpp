@@ -1,5 +1,6 @@
 // Activations, with their attributes: gelu's approximation, leaky_relu's slope,
-// clamp's int/float/None bounds, ...
+// clamp's int/float/None bounds, threshold's two numbers, glu's halved dim,
+// prelu's per-channel weight, ...
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -75,6 +76,74 @@ std::string infer_clamp(const Program& p, const Node& n, std::vector<TensorType>
   out = {{rt.result(), self->shape}};
   return "";
 }
+// threshold(self, threshold, value): both numbers are required.
+bool gen_threshold(GenContext& g, const OpSpec& spec, Node& n) {
+  if (!gen_unary(g, spec, n)) return false;
+  n.args.push_back({"threshold", g.choices().uniform(-1, 1)});
+  n.args.push_back({"value", g.choices().coin(0.5) ? 0.0 : g.choices().uniform(-2, 2)});
+  return true;
+}
+
+// glu(self, dim): the first half of dim times the sigmoid of the second.
+std::string infer_glu(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
+  int64_t dim = int_arg(n, "dim", -1);
+  if (self->rank() == 0 || !wrap_dim(dim, self->rank())) return "glu needs a dim of self";
+  if (self->shape[dim] % 2 != 0) return "glu halves dim " + std::to_string(dim) + ", whose size is odd";
+  Shape shape = self->shape;
+  shape[dim] /= 2;
+  out = {{self->dtype, shape}};
+  return "";
+}
+
+bool gen_glu(GenContext& g, const OpSpec& s, Node& n) {
+  auto even_dims = [](const TensorType& t) {
+    IntList dims;
+    for (int i = 0; i < t.rank(); ++i)
+      if (t.shape[i] % 2 == 0 && t.shape[i] > 0) dims.push_back(i);
+    return dims;
+  };
+  auto v = g.first([&](const TensorType& t) {
+    return dtype_allowed(s, t.dtype, g.program().target) && !even_dims(t).empty();
+  });
+  if (!v) {
+    if (g.focus()) return false;
+    Shape shape = g.random_shape(1, 4);
+    shape[g.choices().below(shape.size())] = 2 * g.choices().range(1, 4);
+    v = g.new_input({g.random_float_dtype(s.half_ok), shape});
+  }
+  const TensorType t = g.program().type(*v);
+  int64_t dim = g.choices().pick(even_dims(t));
+  if (g.choices().coin(0.3)) dim -= t.rank();
+  n.args = {{"self", ValueRef{*v}}, {"dim", dim}};
+  return true;
+}
+
+// prelu(self, weight): one slope, or one per channel (dim 1), of self's dtype.
+std::string infer_prelu(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
+  const TensorType* w = tensor_arg(p, n, "weight");
+  if (!w || w->dtype != self->dtype || w->rank() != 1) return "prelu needs a 1-d weight of self's dtype";
+  if (self->rank() == 0) return "prelu needs an input of rank 1 or more";
+  int64_t channels = self->rank() >= 2 ? self->shape[1] : 1;
+  if (w->shape[0] != 1 && w->shape[0] != channels)
+    return "prelu's weight must have 1 or " + std::to_string(channels) + " elements";
+  out = {{self->dtype, self->shape}};
+  return "";
+}
+
+bool gen_prelu(GenContext& g, const OpSpec& s, Node& n) {
+  auto v = operand(g, s, 1);
+  if (!v) return false;
+  const TensorType t = g.program().type(*v);
+  int64_t channels = t.rank() >= 2 && g.choices().coin(0.7) ? t.shape[1] : 1;
+  TensorType want{t.dtype, {channels}};
+  int w = g.pick_or_input([&](const TensorType& x) { return x == want; }, want);
+  n.args = {{"self", ValueRef{*v}}, {"weight", ValueRef{w}}};
+  return true;
+}
 }  // namespace
 
 void register_ops_activation(std::vector<OpSpec>& ops) {
@@ -97,6 +166,21 @@ void register_ops_activation(std::vector<OpSpec>& ops) {
   ops.push_back(activation("log_sigmoid", F + "logsigmoid", {}));
   ops.push_back(activation("celu", F + "celu", {{"alpha", ParamKind::number, 0, 0}}));
   ops.push_back(activation("selu", F + "selu", {}));
+  OpSpec threshold = activation("threshold", F + "threshold", {});
+  threshold.params.push_back(A("threshold", ParamKind::number));
+  threshold.params.push_back(A("value", ParamKind::number));
+  threshold.generate = gen_threshold;
+  ops.push_back(threshold);
+  OpSpec glu = activation("glu", F + "glu", {});
+  glu.params.push_back(A("dim", ParamKind::int_));
+  glu.infer = infer_glu;
+  glu.generate = gen_glu;
+  ops.push_back(glu);
+  OpSpec prelu = activation("prelu", F + "prelu", {});
+  prelu.params.push_back(T("weight"));
+  prelu.infer = infer_prelu;
+  prelu.generate = gen_prelu;
+  ops.push_back(prelu);
   for (auto& s : ops) {
     if (s.family != "activation") continue;
     if (s.name == "relu" || s.name == "relu6" || s.name == "hardtanh") s.float_only = false;

@@ -29,13 +29,45 @@ bool gen_add_sub(GenContext& g, const OpSpec& s, Node& n) {
   return true;
 }
 
-// floor_divide has no derivative: never on a value that carries a gradient.
-bool gen_floor_divide(GenContext& g, const OpSpec& s, Node& n) {
-  if (!gen_binary(g, s, n)) return false;
+// Whether none of n's tensor arguments carries a gradient (in a training program).
+bool no_grad_args(GenContext& g, const Node& n) {
   if (!g.training()) return true;
   for (const auto& a : n.args)
     if (auto* r = std::get_if<ValueRef>(&a.value); r && g.depends_on_param(r->id)) return false;
   return true;
+}
+
+// floor_divide and nextafter have no derivative: never on a value that carries a gradient.
+bool gen_without_grad(GenContext& g, const OpSpec& s, Node& n) { return gen_binary(g, s, n) && no_grad_args(g, n); }
+
+// heaviside(self, values): one dtype (it does not promote); self's sign and
+// zeros pick the result, so self is a value with the same bits everywhere.
+bool gen_heaviside(GenContext& g, const OpSpec& s, Node& n) {
+  auto fits = [&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target); };
+  auto v = g.first(fits);
+  if (v && !g.is_exact(*v)) v.reset();
+  if (!v) {
+    if (g.focus()) return false;
+    v = g.new_input({g.random_float_dtype(s.half_ok), g.random_shape(0, 4)});
+  }
+  const TensorType self = g.program().type(*v);
+  TensorType want = broadcastable_type(g, self.shape, self.dtype);
+  int values = g.pick_or_input([&](const TensorType& t) { return t == want; }, want);
+  n.args = {{"self", ValueRef{*v}}, {"values", ValueRef{values}}};
+  return no_grad_args(g, n);
+}
+
+std::string infer_heaviside(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self = tensor_arg(p, n, "self");
+  const TensorType* values = tensor_arg(p, n, "values");
+  if (!self || !values) return "heaviside needs tensors self and values";
+  if (self->dtype != values->dtype) return "heaviside needs self and values of one dtype";
+  if (!dtype_allowed(*find_op(n.op), self->dtype, p.target))
+    return std::string("dtype ") + dtype_name(self->dtype) + " not supported by heaviside";
+  Shape shape;
+  if (!broadcast(self->shape, values->shape, shape)) return "shapes do not broadcast";
+  out = {{self->dtype, shape}};
+  return "";
 }
 
 std::string infer_add_sub(const Program& p, const Node& n, std::vector<TensorType>& out) {
@@ -124,6 +156,13 @@ std::string infer_pow(const Program& p, const Node& n, std::vector<TensorType>& 
   out = {{rt.result(), shape}};
   return "";
 }
+
+// float_power: pow computed, and returned, in float64.
+std::string infer_float_power(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  if (auto e = infer_pow(p, n, out); !e.empty()) return e;
+  out[0].dtype = DType::f64;
+  return "";
+}
 }  // namespace
 
 void register_ops_binary(std::vector<OpSpec>& ops) {
@@ -154,7 +193,7 @@ void register_ops_binary(std::vector<OpSpec>& ops) {
   // floor_divide: Python's //, rounding toward -inf (trunc before PyTorch 1.13).
   OpSpec floor_divide = binary("floor_divide", infer_binary);
   floor_divide.domain = Domain::nonzero;
-  floor_divide.generate = gen_floor_divide;
+  floor_divide.generate = gen_without_grad;
   floor_divide.differentiable = false;
   ops.push_back(floor_divide);
 
@@ -215,6 +254,29 @@ void register_ops_binary(std::vector<OpSpec>& ops) {
   pow.python = "torch.pow";
   pow.saves_output = true;  // pow(Tensor, Tensor)'s backward reads its result
   ops.push_back(pow);
+  OpSpec float_power = pow;
+  float_power.name = "float_power";
+  float_power.aten = "aten::float_power";
+  float_power.python = "torch.float_power";
+  float_power.infer = infer_float_power;
+  float_power.half_ok = true;  // it computes in float64 whatever the input
+  ops.push_back(float_power);
+
+  // nextafter: the next float after self toward other (exact; no derivative).
+  OpSpec nextafter = binary("nextafter", infer_binary, false);
+  nextafter.float_only = true;
+  nextafter.half_ok = false;
+  nextafter.differentiable = false;
+  nextafter.generate = gen_without_grad;
+  ops.push_back(nextafter);
+  OpSpec heaviside = binary("heaviside", infer_heaviside, false);
+  heaviside.params[1].name = "values";
+  heaviside.generate = gen_heaviside;
+  heaviside.float_only = true;
+  heaviside.half_ok = false;
+  heaviside.differentiable = false;
+  heaviside.reads_bits = true;
+  ops.push_back(heaviside);
 }
 
 }  // namespace dlfuzz

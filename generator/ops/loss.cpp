@@ -1,7 +1,8 @@
 // Losses with the default mean reduction (ATen's int `reduction` and Python's
 // string one do not line up, so it is never spelled): a 0-d result of self's
-// dtype. Regression losses compare same-typed tensors; cross_entropy and
-// nll_loss take i64 class indices in [0, C).
+// dtype. Regression losses compare same-typed tensors (margin_ranking_loss
+// three of them); cross_entropy and nll_loss take i64 class indices in [0, C).
+// Each has a decomposition of its own in PyTorch 2.x, which Inductor compiles.
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -9,7 +10,7 @@ using namespace ops;
 
 namespace {
 std::string check_self(const Program& p, const Node& n, const TensorType*& self) {
-  self = tensor_arg(p, n, "self");
+  self = tensor_arg(p, n, n.arg("input1") ? "input1" : "self");
   if (!self) return "missing tensor argument 'self'";
   const OpSpec* s = find_op(n.op);
   if (s && !dtype_allowed(*s, self->dtype, p.target))
@@ -24,7 +25,10 @@ std::string infer_regression(const Program& p, const Node& n, std::vector<Tensor
   if (!target) return "missing tensor argument 'target'";
   // ATen would broadcast (Python warns) and promote; only the plain form is allowed.
   if (*target != *self) return "target " + type_str(*target) + " must match self " + type_str(*self);
-  if (n.arg("beta") && float_arg(n, "beta", 1.0) <= 0) return "'beta' must be positive";
+  if (const TensorType* second = tensor_arg(p, n, "input2"); second && *second != *self)
+    return "input2 " + type_str(*second) + " must match input1 " + type_str(*self);
+  for (const char* name : {"beta", "delta"})
+    if (n.arg(name) && float_arg(n, name, 1.0) <= 0) return std::string("'") + name + "' must be positive";
   out = {{self->dtype, {}}};
   return "";
 }
@@ -66,9 +70,33 @@ bool gen_regression(GenContext& g, const OpSpec& s, Node& n) {
   auto v = loss_input(g, s, 0, 4);
   if (!v) return false;
   const TensorType x = g.program().type(*v);
-  int y = g.pick_or_input([&](const TensorType& t) { return t == x; }, x);
-  n.args = {{"self", ValueRef{*v}}, {"target", ValueRef{y}}};
-  if (s.param("beta") && g.choices().coin(0.3)) n.args.push_back({"beta", g.choices().uniform(0.5, 2)});
+  Choices& c = g.choices();
+  auto same = [&] { return g.pick_or_input([&](const TensorType& t) { return t == x; }, x); };
+  int self = *v, y = same();
+  // soft_margin_loss has no gradient for its target.
+  if (s.name == "soft_margin_loss" && g.training() && g.depends_on_param(y)) y = g.new_input(x);
+  // binary_cross_entropy reads probabilities (and rejects NaN): sigmoid of a
+  // bounded value keeps them inside (0, 1), away from the log's clamp at 0 and 1.
+  if (s.name == "binary_cross_entropy") {
+    auto probability = [&](int value) {
+      int finite = g.emit1("nan_to_num", {{"self", ValueRef{value}}});
+      return g.emit1("sigmoid", {{"self", ValueRef{g.in_domain(finite, Domain::bounded)}}});
+    };
+    self = probability(self);
+    y = probability(y);
+  }
+  bool log_target = s.param("log_target") && c.coin(0.4);
+  // kl_div takes the log of a target given as probabilities: keep it positive.
+  if (s.name == "kl_div" && !log_target) y = g.in_domain(y, Domain::positive);
+  if (s.name == "margin_ranking_loss") {
+    n.args = {{"input1", ValueRef{self}}, {"input2", ValueRef{same()}}, {"target", ValueRef{y}}};
+  } else {
+    n.args = {{"self", ValueRef{self}}, {"target", ValueRef{y}}};
+  }
+  for (const char* name : {"beta", "delta"})
+    if (s.param(name) && c.coin(0.3)) n.args.push_back({name, c.uniform(0.5, 2)});
+  if (s.param("margin") && c.coin(0.4)) n.args.push_back({"margin", c.uniform(-0.5, 1.5)});
+  if (log_target) n.args.push_back({"log_target", true});
   return true;
 }
 
@@ -126,6 +154,26 @@ void register_ops_loss(std::vector<OpSpec>& ops) {
   // F.nll_loss goes through aten::nll_loss_nd, which is aten::nll_loss for the
   // 1-d and 2-d inputs allowed here.
   ops.push_back(loss("nll_loss", "nll_loss", {T("self"), T("target")}, infer_classify, gen_classify));
+
+  using K = ParamKind;
+  ops.push_back(loss("huber_loss", "huber_loss", {T("self"), T("target"), A("delta", K::float_)}, infer_regression,
+                     gen_regression));
+  ops.push_back(loss("soft_margin_loss", "soft_margin_loss", {T("self"), T("target")}, infer_regression,
+                     gen_regression));
+  ops.push_back(loss("kl_div", "kl_div", {T("self"), T("target"), A("log_target", K::bool_)}, infer_regression,
+                     gen_regression));
+  ops.push_back(loss("binary_cross_entropy", "binary_cross_entropy", {T("self"), T("target")}, infer_regression,
+                     gen_regression));
+  ops.push_back(loss("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits",
+                     {T("self"), T("target")}, infer_regression, gen_regression));
+  // hinge_embedding_loss only compares its target with 1 and -1: no gradient flows to it.
+  OpSpec hinge = loss("hinge_embedding_loss", "hinge_embedding_loss", {T("self"), T("target"), A("margin", K::float_)},
+                      infer_regression, gen_regression);
+  hinge.params[1].grad = false;
+  ops.push_back(hinge);
+  ops.push_back(loss("margin_ranking_loss", "margin_ranking_loss",
+                     {T("input1"), T("input2"), T("target"), A("margin", K::float_)}, infer_regression,
+                     gen_regression));
 }
 
 }  // namespace dlfuzz

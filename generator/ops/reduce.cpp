@@ -1,6 +1,9 @@
 // Reductions, and the dim-wise ops that share their dim handling: sum, mean,
 // prod, amax/amin, argmax/argmin, var/std, logsumexp, softmax/log_softmax, cumsum,
-// cumprod, logcumsumexp, and nansum/nanmean (which skip NaNs).
+// cumprod, logcumsumexp, nansum/nanmean (which skip NaNs), the two-result
+// var_mean/std_mean/aminmax, linalg_vector_norm (with an `ord`) and
+// count_nonzero.
+#include <cmath>
 #include <map>
 
 #include "generator/ops/common.h"
@@ -37,6 +40,11 @@ const Rule* rule_of(const std::string& op) {
       {"cumsum", {Dims::int_req, 0, true, false, false}},   {"cumprod", {Dims::int_req, 0, true, false, false}},
       {"nansum", {Dims::list_opt, 0, true, false, false}},  {"nanmean", {Dims::list_opt, 1, false, false, false}},
       {"logcumsumexp", {Dims::int_req, 0, false, false, false}},
+      {"var_mean", {Dims::list_opt, 2, false, false, false}},
+      {"std_mean", {Dims::list_opt, 2, false, false, false}},
+      {"aminmax", {Dims::int_opt, 1, false, false, true}},
+      {"linalg_vector_norm", {Dims::list_opt, 1, false, false, false}},
+      {"count_nonzero", {Dims::int_opt, 0, false, true, false}},
   };
   auto it = rules.find(op);
   return it == rules.end() ? nullptr : &it->second;
@@ -103,6 +111,9 @@ std::string infer_reduce(const Program& p, const Node& n, std::vector<TensorType
     else if (keepdim) shape.push_back(1);
   }
   out = {{t, shape}};
+  // var_mean, std_mean: (var or std, mean); aminmax: (min, max).
+  if (n.op == "var_mean" || n.op == "std_mean" || n.op == "aminmax") out.push_back(out[0]);
+  if (n.op == "linalg_vector_norm" && !n.arg("ord")) return "linalg_vector_norm needs an 'ord'";
   return "";
 }
 
@@ -155,6 +166,8 @@ bool gen_reduce(GenContext& g, const OpSpec& s, Node& n) {
   const TensorType t = g.program().type(x);
   n.args = {{"self", ValueRef{x}}};
 
+  // aminmax has no derivative in LibTorch 1.13.
+  if (s.name == "aminmax" && g.training() && g.depends_on_param(x)) return false;
   bool has_dim = false;
   if (is_list(r.dims)) {
     if (r.dims == Dims::list_req || c.coin(0.75)) {
@@ -170,8 +183,14 @@ bool gen_reduce(GenContext& g, const OpSpec& s, Node& n) {
     n.args.push_back({"dim", random_dim_index(g, t.rank())});
     has_dim = true;
   }
-  if (has_dim && s.param("keepdim") && c.coin(0.5)) n.args.push_back({"keepdim", c.coin(0.6)});
+  // (aminmax of a 0-d tensor with keepdim is 1-d in LibTorch 1.13, 0-d in 2.x.)
+  if (has_dim && s.param("keepdim") && c.coin(0.5) && !(s.name == "aminmax" && t.rank() == 0))
+    n.args.push_back({"keepdim", c.coin(0.6)});
   if (s.param("unbiased") && c.coin(0.2)) n.args.push_back({"unbiased", false});
+  // Norms whose gradients stay finite at 0 (not 0 < ord < 1), and the max/min ones.
+  if (s.name == "linalg_vector_norm")
+    n.args.push_back({"ord", c.pick(std::vector<ArgValue>{int64_t{2}, int64_t{1}, int64_t{3}, 1.5, INFINITY,
+                                                          -INFINITY})});
   // An explicit accumulation dtype: widening only, so results stay comparable.
   if (s.param("dtype") && c.coin(0.1)) {
     bool to_float = is_float(t.dtype) || s.name == "softmax" || s.name == "log_softmax" || c.coin(0.5);
@@ -200,7 +219,8 @@ OpSpec reduction(const std::string& name, bool keepdim, bool dtype_param, bool f
   s.bool_ok = !float_only && !r.long_out;  // argmax has no bool kernel in 1.13
   // Backward formulas that read the result: a later in-place write to it breaks them.
   s.saves_output = name == "prod" || name == "cumprod" || name == "amax" || name == "amin" || name == "std" ||
-                   name == "logsumexp" || name == "softmax" || name == "log_softmax" || name == "logcumsumexp";
+                   name == "logsumexp" || name == "softmax" || name == "log_softmax" || name == "logcumsumexp" ||
+                   name == "std_mean" || name == "linalg_vector_norm" || name == "aminmax";
   s.python = "torch." + name;
   return s;
 }
@@ -237,6 +257,26 @@ void register_ops_reduce(std::vector<OpSpec>& ops) {
   ops.push_back(nansum);
   ops.push_back(reduction("nanmean", true, true, true, false));
   ops.push_back(reduction("logcumsumexp", false, false, true, false));
+
+  for (const char* name : {"var_mean", "std_mean"}) {
+    OpSpec s = reduction(name, true, false, true, false);
+    s.params.insert(s.params.begin() + 2, A("unbiased", ParamKind::bool_));
+    s.tuple_result = true;
+    ops.push_back(s);
+  }
+  // aminmax(self, *, dim=None, keepdim=False) -> (min, max)
+  OpSpec aminmax = reduction("aminmax", true, false, false, false);
+  aminmax.tuple_result = true;
+  aminmax.differentiable = false;  // not in LibTorch 1.13
+  aminmax.bool_ok = false;
+  ops.push_back(aminmax);
+  // linalg.vector_norm(x, ord, dim, keepdim, *, dtype): float inputs only.
+  OpSpec norm = reduction("linalg_vector_norm", true, true, true, false);
+  norm.params.insert(norm.params.begin() + 1, A("ord", ParamKind::number));
+  norm.python = "torch.linalg.vector_norm";
+  ops.push_back(norm);
+  // count_nonzero(self, dim=None): an i64 count, from the exact zero-ness of its input.
+  ops.push_back(reduction("count_nonzero", false, false, false, true));
 }
 
 }  // namespace dlfuzz

@@ -1,5 +1,5 @@
-// Resizing to an output size: nearest and (bi)linear upsampling of [N, C, W]
-// and [N, C, H, W] inputs, as ATen's upsample_* ops with output_size (their
+// Resizing to an output size: nearest, nearest-exact, (bi)linear and bicubic
+// upsampling of [N, C, W] and [N, C, H, W] inputs, as ATen's upsample_* ops with output_size (their
 // optional scales keep their None defaults). Python spells them
 // F.interpolate(input, size, mode=..., align_corners=...): the size is passed
 // positionally and the mode is the spec's fixed Python keyword. Float only.
@@ -12,7 +12,9 @@ using namespace ops;
 
 namespace {
 int spatial_of(const std::string& op) { return op.find("1d") != std::string::npos ? 1 : 2; }
-bool has_align_corners(const std::string& op) { return op.find("linear") != std::string::npos; }
+bool has_align_corners(const std::string& op) {
+  return op.find("linear") != std::string::npos || op.find("cubic") != std::string::npos;
+}
 
 std::string infer_upsample(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
@@ -85,6 +87,10 @@ void register_ops_upsample(std::vector<OpSpec>& ops) {
   ops.push_back(upsample("upsample_nearest2d", "nearest"));
   ops.push_back(upsample("upsample_linear1d", "linear"));
   ops.push_back(upsample("upsample_bilinear2d", "bilinear"));
+  ops.push_back(upsample("upsample_bicubic2d", "bicubic"));
+  // nearest-exact: the pixel centres' rule (a separate kernel and lowering).
+  ops.push_back(upsample("_upsample_nearest_exact1d", "nearest-exact"));
+  ops.push_back(upsample("_upsample_nearest_exact2d", "nearest-exact"));
 }
 
 }  // namespace dlfuzz

@@ -80,6 +80,28 @@ inline GenPolicy math_ops_policy() {
   return policy;
 }
 
+// Losses, norms and distances with decompositions of their own in PyTorch 2.x
+// (kl_div, the BCEs, huber, margins, var_mean, vector_norm, cdist, ...), glu,
+// prelu, threshold, float_power, nextafter, heaviside and more resizing modes.
+inline const std::vector<std::string> kLossNormOps = {
+    "huber_loss",         "soft_margin_loss",   "kl_div",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "hinge_embedding_loss",
+    "margin_ranking_loss", "var_mean",          "std_mean",
+    "aminmax",            "linalg_vector_norm", "count_nonzero",
+    "float_power",        "nextafter",          "heaviside",
+    "threshold",          "glu",                "prelu",
+    "cosine_similarity",  "pairwise_distance",  "cdist",
+    "dist",               "outer",              "trace",
+    "upsample_bicubic2d", "_upsample_nearest_exact1d", "_upsample_nearest_exact2d"};
+
+// Most ops drawn from kLossNormOps (every other family 1, collectives 0).
+inline GenPolicy loss_norm_ops_policy() {
+  GenPolicy policy;
+  policy.family_weights["collective"] = 0;
+  policy.focus_ops = kLossNormOps;
+  return policy;
+}
+
 // torch2 programs made mostly of uint16/32/64 tensors (PyTorch 2.x's barebones
 // unsigned types): every other dtype weighs 1, each wide unsigned one 30.
 inline GenPolicy wide_unsigned_policy() {

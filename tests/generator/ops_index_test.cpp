@@ -195,8 +195,9 @@ TEST(OpsIndex, EveryNewOpIsGeneratedValidAndRoundTrips) {
 
 // The math and layout ops (special functions, integer ops, nansum, scans,
 // unfold, pixel_shuffle, ...) in programs that favour them, training included.
-TEST(OpsMath, EveryOpIsGeneratedValidAndRoundTrips) {
-  GenPolicy policy = test::math_ops_policy();
+// Every op of `ops` is generated (and trained through where differentiable) in
+// valid programs of `policy` that print and parse back to themselves.
+void every_op_is_generated_valid_and_round_trips(const GenPolicy& policy, const std::vector<std::string>& ops) {
   std::map<std::string, int> used, trained;
   for (uint64_t seed = 0; seed < 600; ++seed) {
     Program p = generate_program(policy, seed);
@@ -208,10 +209,18 @@ TEST(OpsMath, EveryOpIsGeneratedValidAndRoundTrips) {
     ASSERT_EQ(print_program(r.program), text) << "seed " << seed;
     for (const auto& [op, n] : summarize(p).ops) (p.is_training() ? trained : used)[op] += n;
   }
-  for (const auto& op : test::kMathOps) {
+  for (const auto& op : ops) {
     EXPECT_GE(used[op], 5) << op << " is rarely or never generated";
     if (find_op(op)->differentiable) EXPECT_GE(trained[op], 2) << op << " is rarely or never trained through";
   }
+}
+
+TEST(OpsMath, EveryOpIsGeneratedValidAndRoundTrips) {
+  every_op_is_generated_valid_and_round_trips(test::math_ops_policy(), test::kMathOps);
+}
+
+TEST(OpsLossNorm, EveryOpIsGeneratedValidAndRoundTrips) {
+  every_op_is_generated_valid_and_round_trips(test::loss_norm_ops_policy(), test::kLossNormOps);
 }
 
 }  // namespace

@@ -181,6 +181,23 @@ TEST(MathOps, PythonEagerRunsThemOnThProjectsPyTorch) {
   python_eager_runs_them(test::math_ops_policy(), 120, true);
 }
 
+// Losses, norms, distances, glu/prelu/threshold, float_power, nextafter,
+// heaviside and the bicubic and nearest-exact resizing: LibTorch 1.13's eager
+// (trained through where differentiable) and TorchScript, and PyTorch 2.x's
+// eager, with the IR's types.
+TEST(LossNormOps, EagerRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("eager", test::loss_norm_ops_policy(), test::kLossNormOps, 400);
+}
+
+TEST(LossNormOps, TorchScriptRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("ts", test::loss_norm_ops_policy(), test::kLossNormOps, 150);
+}
+
+TEST(LossNormOps, PythonEagerRunsThemOnThProjectsPyTorch) {
+  if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  python_eager_runs_them(test::loss_norm_ops_policy(), 120, true);
+}
+
 // uint16/32/64 (torch2 programs): the type rules admit only what PyTorch 2.x's
 // eager has kernels and promotions for, with the result dtypes it gives. A
 // failure here after a PyTorch update: rerun scripts/probe_wide_unsigned.py.
