@@ -68,11 +68,12 @@ struct OpSpec {
   // ATen returns a tuple and the node keeps its first elements (sort's values
   // without its indices): the emitters index the result.
   bool tuple_result = false;
-  bool float_only = false;  // inputs must be floating point (no int/bool kernels)
-  bool int_only = false;    // inputs must be integer or bool (bitwise ops, gcd)
-  bool bool_ok = false;     // accepts bool tensors
-  bool half_ok = true;      // has CPU kernels for f16 in LibTorch 1.13 (2.x has them all)
-  bool torch2_only = false;  // added after 1.13: only in target=torch2 programs
+  bool float_only = false;     // inputs must be floating point (no int/bool kernels)
+  bool int_only = false;       // inputs must be integer or bool (bitwise ops, gcd)
+  bool bool_ok = false;        // accepts bool tensors
+  bool half_ok = true;         // has CPU kernels for f16 in LibTorch 1.13 (2.x has them all)
+  bool half_in_torch2 = true;  // false: not even PyTorch 2.x has CPU f16/bf16 kernels (cdist)
+  bool torch2_only = false;    // added after 1.13: only in target=torch2 programs
   // Its result turns its float operands' exact bits into an index, a truth
   // value or an integer (argmax, argsort, logical_xor, view(dtype)): generated
   // only of values with the same bits on every backend (GenContext::is_exact),
@@ -131,7 +132,8 @@ bool wrap_dim(int64_t& dim, int rank);
 ScalarKind scalar_kind(const ArgValue& v);
 // The kind of Python number `.item()` gives for a tensor of dtype t.
 ScalarKind scalar_kind_of(DType t);
-inline constexpr const char* kNoPromotion = "PyTorch does not promote these dtypes (uint16/32/64 with another integer type)";
+inline constexpr const char* kNoPromotion =
+    "PyTorch does not promote these dtypes (uint16/32/64 with another integer type)";
 // Result dtype for an op whose named arguments take part in type promotion;
 // nullopt where PyTorch refuses the promotion (a wide unsigned type with an int).
 std::optional<DType> promoted(const Program& p, const Node& n, const std::vector<std::string>& names);

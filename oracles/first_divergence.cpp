@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -67,6 +68,19 @@ const Node* node_of(const Program& p, int value) {
   return nullptr;
 }
 }  // namespace
+
+int reads_eager_overflow(const Program& q, const Node& n, const RunResult& ref, const RunResult& fp64) {
+  if (!fp64.ok()) return -1;
+  for (int v : node_inputs(n)) {
+    size_t k = output_index(q, v);
+    if (k >= ref.outputs.size() || k >= fp64.outputs.size()) continue;
+    const HostTensor &a = ref.outputs[k], &t = fp64.outputs[k];
+    if (!a.defined || !t.defined || !is_float(a.dtype) || a.numel() != t.numel()) continue;
+    for (int64_t i = 0; i < a.numel(); ++i)
+      if (!std::isfinite(a.at(i)) && std::isfinite(t.at(i))) return v;
+  }
+  return -1;
+}
 
 std::string describe_node(const Program& p, const Node& n) {
   std::vector<std::string> ins, outs;
@@ -152,6 +166,12 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
         f.first_op_detail +=
             "; in each run every element follows from that run's own operands, which agree within "
             "rounding: a tie broken by rounding upstream, not the comparison";
+      } else if (int v = n ? reads_eager_overflow(q, *n, ref, fp64) : -1; v >= 0) {
+        f.first_op = kAfterEagerOverflow;
+        f.first_op_detail += fmt::format(
+            "; it reads %{}, which eager computed as Inf or NaN where float64 is finite: after eager's own "
+            "overflow there is no reference to judge against",
+            q.values.at(v).name);
       }
       break;
     }

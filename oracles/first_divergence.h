@@ -11,7 +11,11 @@
 // intermediate is an output): the finding must still show on the original
 // outputs of the rewritten program, or no op is named. A training finding
 // whose forward values all agree is named as "in backward". A comparison
-// flipped by its operands' rounding is named kNearTie (near_tie.h).
+// flipped by its operands' rounding is named kNearTie (near_tie.h). An op
+// that reads a value eager computed as Inf or NaN where float64 is finite
+// (exp of 108 in float32, times a difference of two sums that rounded apart)
+// is named kAfterEagerOverflow: eager's own result there is no reference, and
+// ops downstream turn its Inf into a finite value and a compiled NaN into NaN.
 #pragma once
 #include <string>
 #include <vector>
@@ -22,10 +26,17 @@
 
 namespace dlfuzz {
 
+inline constexpr const char* kAfterEagerOverflow = "(after eager's overflow)";
+
 // p with each eligible node's value appended to its outputs; *observed gets
 // the ids of the values to compare, in program order: the appended ones and
 // those that were outputs already.
 Program with_intermediates(const Program& p, std::vector<int>* observed);
+
+// The first value n reads that the reference computed as Inf or NaN where
+// float64 is finite, or -1: ref and fp64 are runs of q (with_intermediates),
+// whose outputs hold the values n reads.
+int reads_eager_overflow(const Program& q, const Node& n, const RunResult& ref, const RunResult& fp64);
 
 // "%7 = mul(f32[2,3], f32[]) -> f32[2,3]"
 std::string describe_node(const Program& p, const Node& n);

@@ -13,7 +13,7 @@ namespace dlfuzz {
 namespace {
 bool computes_half_floats(const Program& p) {
   for (const auto& v : precision_flow(p).values)
-    if (v) return true;
+    if (is_half_flow(v)) return true;
   return false;
 }
 

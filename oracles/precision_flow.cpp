@@ -16,9 +16,9 @@ int bits(DType t) {  // mantissa bits: the order of precision
   }
 }
 
-// The dtype of a value an op computed, if it rounds below float32.
+// The dtype of a value an op computed, if it rounds below float64.
 std::optional<DType> low(DType t) {
-  return t == DType::bf16 || t == DType::f16 ? std::optional<DType>(t) : std::nullopt;
+  return t == DType::bf16 || t == DType::f16 || t == DType::f32 ? std::optional<DType>(t) : std::nullopt;
 }
 
 // Every value a node reads, in its nested blocks too.

@@ -150,7 +150,9 @@ void register_ops_distance(std::vector<OpSpec>& ops) {
   ops.push_back(distance("pairwise_distance", F + "pairwise_distance",
                          {T("x1"), T("x2"), A("p", K::float_), A("eps", K::float_), A("keepdim", K::bool_)},
                          infer_pair_reduce, gen_distance));
-  ops.push_back(distance("cdist", "torch.cdist", {T("x1"), T("x2"), A("p", K::float_)}, infer_cdist, gen_distance));
+  OpSpec cdist = distance("cdist", "torch.cdist", {T("x1"), T("x2"), A("p", K::float_)}, infer_cdist, gen_distance);
+  cdist.half_in_torch2 = false;  // no CPU f16/bf16 kernel in 2.x either
+  ops.push_back(cdist);
   ops.push_back(distance("dist", "torch.dist", {T("self"), T("other"), A("p", K::number)}, infer_dist, gen_distance));
   // Their backward formulas read the result (a norm, divided by).
   for (auto& s : ops)
