@@ -69,10 +69,10 @@ const Node* node_of(const Program& p, int value) {
 }
 }  // namespace
 
-int reads_eager_overflow(const Program& q, const Node& n, const RunResult& ref, const RunResult& fp64) {
+int reads_eager_overflow(const Program& q, const Node& n, const RunResult& ref, const RunResult& fp64, size_t offset) {
   if (!fp64.ok()) return -1;
   for (int v : node_inputs(n)) {
-    size_t k = output_index(q, v);
+    size_t k = output_index(q, v) + offset;
     if (k >= ref.outputs.size() || k >= fp64.outputs.size()) continue;
     const HostTensor &a = ref.outputs[k], &t = fp64.outputs[k];
     if (!a.defined || !t.defined || !is_float(a.dtype) || a.numel() != t.numel()) continue;
@@ -136,7 +136,10 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
       runs[f.test_runner] = ex.run(q, {spec->reference(q), spec->fp64_reference(q), f.test_runner});
     const auto& r = runs[f.test_runner];
     const RunResult &ref = r.at(0), &fp64 = r.at(1), &test = r.at(2);
-    if (!ref.ok() || !test.ok() || ref.outputs.size() != q.body.yields.size() ||
+    // A resized runner (inductor-dynamic) reports q's outputs once per batch size.
+    const size_t m = q.body.yields.size();
+    const size_t sizes = ref.outputs.size() / m;
+    if (!ref.ok() || !test.ok() || sizes == 0 || ref.outputs.size() != sizes * m ||
         test.outputs.size() != ref.outputs.size()) {
       const RunResult& bad = !ref.ok() ? ref : test;
       std::string why = bad.error.substr(0, bad.error.find('\n')).substr(0, 160);
@@ -144,29 +147,40 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
                           ": " + (why.empty() ? "outputs missing" : why) + ")";
       continue;
     }
-    // The finding must survive the rewrite: judge the original outputs alone.
+    // The finding must survive the rewrite: judge the original outputs alone
+    // (the first n_outputs of each batch size's).
     RunResult ref_orig = ref, test_orig = test, fp64_orig = fp64;
-    for (RunResult* x : {&ref_orig, &test_orig, &fp64_orig})
-      if (x->outputs.size() >= n_outputs) x->outputs.resize(n_outputs);
+    for (RunResult* x : {&ref_orig, &test_orig, &fp64_orig}) {
+      if (x->outputs.size() != sizes * m) continue;
+      std::vector<HostTensor> kept;
+      for (size_t h = 0; h < sizes; ++h)
+        kept.insert(kept.end(), x->outputs.begin() + h * m, x->outputs.begin() + h * m + n_outputs);
+      x->outputs = std::move(kept);
+    }
     if (!check_numeric(ref_orig, test_orig, fp64.ok() ? &fp64_orig : nullptr, options)) {
       f.first_op_detail = "not located: the finding goes away when intermediate values are returned";
       continue;
     }
     for (size_t i = 0; i < observed.size(); ++i) {
-      size_t k = output_index(q, observed[i]);
-      const HostTensor* f64 = fp64.ok() && fp64.outputs.size() > k ? &fp64.outputs[k] : nullptr;
-      std::string diff =
-          compare_tensor(ref.outputs[k], test.outputs[k], f64, options, nullptr, flow.values.at(observed[i]));
+      size_t k = 0, h = 0;
+      std::string diff;
+      for (h = 0; h < sizes && diff.empty(); ++h) {
+        k = output_index(q, observed[i]) + h * m;
+        const HostTensor* f64 = fp64.ok() && fp64.outputs.size() > k ? &fp64.outputs[k] : nullptr;
+        diff = compare_tensor(ref.outputs[k], test.outputs[k], f64, options, nullptr, flow.values.at(observed[i]));
+      }
       if (diff.empty()) continue;
+      const size_t offset = k - output_index(q, observed[i]);
       const Node* n = node_of(q, observed[i]);
       f.first_op = n ? n->op : "";
-      f.first_op_detail = (n ? describe_node(q, *n) : "%" + q.values.at(observed[i]).name) + ": " + diff;
-      if (n && near_tie(q, *n, ref, test, k)) {
+      f.first_op_detail = (n ? describe_node(q, *n) : "%" + q.values.at(observed[i]).name) +
+                          (offset ? " (batch resized)" : "") + ": " + diff;
+      if (n && !offset && near_tie(q, *n, ref, test, k)) {
         f.first_op = kNearTie;
         f.first_op_detail +=
             "; in each run every element follows from that run's own operands, which agree within "
             "rounding: a tie broken by rounding upstream, not the comparison";
-      } else if (int v = n ? reads_eager_overflow(q, *n, ref, fp64) : -1; v >= 0) {
+      } else if (int v = n ? reads_eager_overflow(q, *n, ref, fp64, offset) : -1; v >= 0) {
         f.first_op = kAfterEagerOverflow;
         f.first_op_detail += fmt::format(
             "; it reads %{}, which eager computed as Inf or NaN where float64 is finite: after eager's own "

@@ -9,7 +9,8 @@
 //
 // The rewrite can hide the bug (a fusion that no longer happens once its
 // intermediate is an output): the finding must still show on the original
-// outputs of the rewritten program, or no op is named. A training finding
+// outputs of the rewritten program, or no op is named. A resized runner's
+// values are compared at both batch sizes. A training finding
 // whose forward values all agree is named as "in backward". A comparison
 // flipped by its operands' rounding is named kNearTie (near_tie.h). An op
 // that reads a value eager computed as Inf or NaN where float64 is finite
@@ -35,8 +36,10 @@ Program with_intermediates(const Program& p, std::vector<int>* observed);
 
 // The first value n reads that the reference computed as Inf or NaN where
 // float64 is finite, or -1: ref and fp64 are runs of q (with_intermediates),
-// whose outputs hold the values n reads.
-int reads_eager_overflow(const Program& q, const Node& n, const RunResult& ref, const RunResult& fp64);
+// whose outputs from `offset` on hold the values n reads (a resized runner
+// reports q's outputs once per batch size).
+int reads_eager_overflow(const Program& q, const Node& n, const RunResult& ref, const RunResult& fp64,
+                         size_t offset = 0);
 
 // "%7 = mul(f32[2,3], f32[]) -> f32[2,3]"
 std::string describe_node(const Program& p, const Node& n);
