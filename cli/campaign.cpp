@@ -50,6 +50,9 @@ struct Shared {
   // attribution, or a program that never joined a batch.
   double batch_seconds = 0, alone_seconds = 0;
   int64_t batches = 0, judged_alone = 0;
+  // CampaignOptions::sampled_runner: the programs it ran and its seconds.
+  int64_t sampled = 0;
+  double sampled_seconds = 0;
   std::string store_error;  // the store could not be written (disk full, read-only): the campaign stops
 };
 
@@ -68,8 +71,7 @@ void pause_for_share(double share, Clock::duration busy, Clock::time_point deadl
   double secs = pause_after(std::chrono::duration<double>(busy).count(), share);
   if (secs <= 0) return;
   auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(secs));
-  while (!g_stop && Clock::now() < std::min(until, deadline))
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (!g_stop && Clock::now() < std::min(until, deadline)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, bool counts_programs, bool python_lane,
@@ -138,6 +140,15 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
       std::lock_guard<std::mutex> lock(sh.mu);
       sh.alone_seconds += std::chrono::duration<double>(Clock::now() - alone_began).count();
       ++sh.judged_alone;
+    }
+    if (python_lane && opt.sampled_every > 0 && !opt.sampled_runner.empty() && p.plan.world == 1 &&
+        (seed - opt.seed) % opt.sampled_every == 0 && ev.reference_failures.empty()) {
+      const auto sampled_began = Clock::now();
+      Evaluation side = evaluate(ex, p, {opt.sampled_runner}, opt.recheck);
+      ev.findings.insert(ev.findings.end(), side.findings.begin(), side.findings.end());
+      std::lock_guard<std::mutex> lock(sh.mu);
+      sh.sampled_seconds += std::chrono::duration<double>(Clock::now() - sampled_began).count();
+      ++sh.sampled;
     }
     if (opt.perf) {
       // Confirming costs two fresh workers: a runner's kind of slowness seen
@@ -261,8 +272,7 @@ int run_campaign(const CampaignOptions& opt) {
     python_env = cli::check_python_env(eo);
     config["python_environment"] = python_env;
     if (python_env.contains("error"))
-      std::cerr << "dlfuzz fuzz: the environment check did not run: " << python_env["error"].get<std::string>()
-                << "\n";
+      std::cerr << "dlfuzz fuzz: the environment check did not run: " << python_env["error"].get<std::string>() << "\n";
     for (const auto& w : python_env.value("warnings", nlohmann::json::array()))
       std::cerr << "dlfuzz fuzz: warning: " << w.get<std::string>() << "\n";
   }
@@ -315,8 +325,7 @@ int run_campaign(const CampaignOptions& opt) {
                     << std::flush;
         if (Clock::now() - last_sample > std::chrono::seconds(10) && sh.store_error.empty()) {
           try {
-            store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size(),
-                                     sample_resources(opt.db));
+            store->sample_throughput(sh.campaign, sh.programs, sh.findings, sh.bugs.size(), sample_resources(opt.db));
           } catch (const StoreError& e) {
             sh.store_error = e.what();
             g_stop = true;
@@ -352,9 +361,13 @@ int run_campaign(const CampaignOptions& opt) {
   if (!python.empty()) {
     std::cout << fmt::format("  {} of them through PyTorch 2.x's compilers\n", sh.python_programs);
     if (sh.batches)
-      std::cout << fmt::format("  PyTorch 2.x lanes: {:.0f} s in {} batches, {:.0f} s on {} programs alone (a "
-                               "batch's finding judged again, or a program that joins no batch)\n",
-                               sh.batch_seconds, sh.batches, sh.alone_seconds, sh.judged_alone);
+      std::cout << fmt::format(
+          "  PyTorch 2.x lanes: {:.0f} s in {} batches, {:.0f} s on {} programs alone (a "
+          "batch's finding judged again, or a program that joins no batch)\n",
+          sh.batch_seconds, sh.batches, sh.alone_seconds, sh.judged_alone);
+    if (sh.sampled)
+      std::cout << fmt::format("  {} on {} of them (one in {}): {:.0f} s\n", opt.sampled_runner, sh.sampled,
+                               opt.sampled_every, sh.sampled_seconds);
   }
   for (const auto& w : python_env.value("warnings", nlohmann::json::array()))
     std::cout << "  environment: " << w.get<std::string>() << "\n";

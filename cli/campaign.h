@@ -53,6 +53,12 @@ struct CampaignOptions {
   // Seed programs (--corpus DIR): a kCorpusShare of the programs are their
   // mutants (generator/corpus.h); empty: every program is generated.
   std::vector<CorpusEntry> corpus;
+  // A runner also run on one PyTorch 2.x program in `sampled_every` (world 1,
+  // alone, after the lane's runners): a cheap one that sees what they do not
+  // (the default campaign's fake-crossref: meta kernels against eager). Empty
+  // or 0: none.
+  std::string sampled_runner;
+  int sampled_every = 0;
 };
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.

@@ -17,6 +17,10 @@
 namespace dlfuzz::cli {
 
 const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,aot-eager";
+// With the default runners, one PyTorch 2.x program in 4 also runs through
+// fake-crossref (meta kernels and decompositions against eager, ~0.25 s a
+// program where a compile takes seconds): what torch.compile traces with.
+const char* kDefaultSampled = "fake-crossref:4";
 
 void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");
@@ -29,7 +33,7 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
     bool no_progress = false, no_recheck = false;
     double reduce = 0;
     int reduce_findings = 3;
-    std::string envs, policy, ops, corpus, target = "auto";
+    std::string envs, policy, ops, corpus, target = "auto", sampled;
     bool perf = false;
     double perf_threshold = 0.10;
     double native_share = 0.25;
@@ -79,6 +83,10 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--corpus", o->corpus,
                   "seed programs: every .dlf under DIR (recursively, e.g. corpus/); half the programs are mutants "
                   "of them, the rest generated");
+  cmd->add_option("--sampled", o->sampled,
+                  "RUNNER:N: also run RUNNER on one PyTorch 2.x program in N, alone (default with the default "
+                  "runners: " +
+                      std::string(kDefaultSampled) + "; 'none': no runner)");
   add_perf_options(cmd, o->perf, o->perf_threshold);
   add_strict_options(cmd);
   add_policy_options(cmd, o->policy, o->ops, o->target);
@@ -96,6 +104,20 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
           if (runner_spec(name).worker() == WorkerKind::python ? python : make_runner(name) != nullptr)
             keep.push_back(name);
         o->runners = fmt::format("{}", fmt::join(keep, ","));
+        if (o->sampled.empty() && python) o->sampled = kDefaultSampled;
+      }
+      if (!o->sampled.empty() && o->sampled != "none") {
+        auto colon = o->sampled.rfind(':');
+        c.sampled_runner = o->sampled.substr(0, colon);
+        try {
+          c.sampled_every = colon == std::string::npos ? 0 : std::stoi(o->sampled.substr(colon + 1));
+        } catch (const std::exception&) {
+          c.sampled_every = 0;
+        }
+        if (c.sampled_every < 1 || !check_runner_names("fuzz", {c.sampled_runner})) {
+          std::cerr << "dlfuzz fuzz: --sampled '" << o->sampled << "' is not RUNNER:N with a known runner and N >= 1\n";
+          return kExitUsage;
+        }
       }
       if (!o->time.empty()) {
         c.seconds = parse_duration(o->time);
