@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "generator/canonicalize.h"
 #include "generator/gen_context.h"
@@ -278,13 +279,33 @@ class Generator {
     int64_t k = c_.range(1, world - 1);
     Program smaller = p_;
     for (auto& in : p_.inputs) {
-      if (in.placement.shard_dim != 0 || p_.type(in.value).shape[0] < 2) continue;
+      if (in.placement.shard_dim != 0 || p_.type(in.value).shape[0] < 2 || feeds_data_indices(in.value)) continue;
       Program attempt = smaller;
       attempt.values[in.value].type.shape[0] -= 1;
       if (!infer_types(attempt).empty() || !verify(attempt).empty()) continue;
       smaller = std::move(attempt);
       in.placement.whole = p_.type(in.value).shape[0] * world - k;
     }
+  }
+
+  // Whether an op that indexes with values built from the data reads
+  // anything computed from `input`: such an index is bounded by the even size
+  // (index_copy_ into a row of `input` at `remainder(..., 4)`, class targets,
+  // counted masks), so a smaller shard keeps the types and breaks the values.
+  bool feeds_data_indices(int input) const {
+    std::set<int> from = {input};
+    bool feeds = false;
+    for (int pass = 0; pass < 2; ++pass)  // twice: a loop's carried values
+      for_each_node(p_.body, [&](const Node& n) {
+        std::vector<int> ins = node_inputs(n);
+        if (std::none_of(ins.begin(), ins.end(), [&](int v) { return from.count(v) > 0; })) return;
+        from.insert(n.outputs.begin(), n.outputs.end());
+        for (const auto& b : n.blocks) from.insert(b.params.begin(), b.params.end());
+        const OpSpec* s = find_op(n.op);
+        feeds = feeds || (s && (s->family == "index" || s->family == "subscript" || s->family == "dynamic" ||
+                                n.op == "cross_entropy" || n.op == "nll_loss"));
+      });
+    return feeds;
   }
 
   void shard_param(int value, int dim) {
