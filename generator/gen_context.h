@@ -80,6 +80,8 @@ class GenContext {
   std::optional<int> focus() const { return focus_; }
   bool at_top_level() const { return blocks_.size() == 1; }
   bool depends_on_param(int v) const { return from_param_.count(v) > 0; }
+  // A gradient flows through v: a training program's value computed from a param.
+  bool carries_grad(int v) const { return training() && depends_on_param(v); }
   // Whether every backend computes v's bits alike (see gen_context.cpp): what
   // ops that read bits (view(dtype)) or rank values (argsort) may take.
   bool is_exact(int v) const { return exact_.count(v) > 0; }

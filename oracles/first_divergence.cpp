@@ -162,15 +162,16 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
       continue;
     }
     for (size_t i = 0; i < observed.size(); ++i) {
-      size_t k = 0, h = 0;
+      // The first batch size at which it differs: its outputs start at `offset`.
+      size_t k = 0, offset = 0;
       std::string diff;
-      for (h = 0; h < sizes && diff.empty(); ++h) {
-        k = output_index(q, observed[i]) + h * m;
+      for (size_t h = 0; h < sizes && diff.empty(); ++h) {
+        offset = h * m;
+        k = output_index(q, observed[i]) + offset;
         const HostTensor* f64 = fp64.ok() && fp64.outputs.size() > k ? &fp64.outputs[k] : nullptr;
         diff = compare_tensor(ref.outputs[k], test.outputs[k], f64, options, nullptr, flow.values.at(observed[i]));
       }
       if (diff.empty()) continue;
-      const size_t offset = k - output_index(q, observed[i]);
       const Node* n = node_of(q, observed[i]);
       f.first_op = n ? n->op : "";
       f.first_op_detail = (n ? describe_node(q, *n) : "%" + q.values.at(observed[i]).name) +

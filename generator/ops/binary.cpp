@@ -31,9 +31,8 @@ bool gen_add_sub(GenContext& g, const OpSpec& s, Node& n) {
 
 // Whether none of n's tensor arguments carries a gradient (in a training program).
 bool no_grad_args(GenContext& g, const Node& n) {
-  if (!g.training()) return true;
   for (const auto& a : n.args)
-    if (auto* r = std::get_if<ValueRef>(&a.value); r && g.depends_on_param(r->id)) return false;
+    if (auto* r = std::get_if<ValueRef>(&a.value); r && g.carries_grad(r->id)) return false;
   return true;
 }
 

@@ -147,16 +147,19 @@ void register_ops_distance(std::vector<OpSpec>& ops) {
   const std::string F = "torch.nn.functional.";
   ops.push_back(distance("cosine_similarity", F + "cosine_similarity",
                          {T("x1"), T("x2"), A("dim", K::int_), A("eps", K::float_)}, infer_pair_reduce, gen_distance));
-  ops.push_back(distance("pairwise_distance", F + "pairwise_distance",
-                         {T("x1"), T("x2"), A("p", K::float_), A("eps", K::float_), A("keepdim", K::bool_)},
-                         infer_pair_reduce, gen_distance));
+  // The three distances' backward formulas read the result (a norm, divided by).
+  OpSpec pairwise = distance("pairwise_distance", F + "pairwise_distance",
+                             {T("x1"), T("x2"), A("p", K::float_), A("eps", K::float_), A("keepdim", K::bool_)},
+                             infer_pair_reduce, gen_distance);
+  pairwise.saves_output = true;
+  ops.push_back(pairwise);
   OpSpec cdist = distance("cdist", "torch.cdist", {T("x1"), T("x2"), A("p", K::float_)}, infer_cdist, gen_distance);
+  cdist.saves_output = true;
   cdist.half_in_torch2 = false;  // no CPU f16/bf16 kernel in 2.x either
   ops.push_back(cdist);
-  ops.push_back(distance("dist", "torch.dist", {T("self"), T("other"), A("p", K::number)}, infer_dist, gen_distance));
-  // Their backward formulas read the result (a norm, divided by).
-  for (auto& s : ops)
-    if (s.name == "pairwise_distance" || s.name == "cdist" || s.name == "dist") s.saves_output = true;
+  OpSpec dist = distance("dist", "torch.dist", {T("self"), T("other"), A("p", K::number)}, infer_dist, gen_distance);
+  dist.saves_output = true;
+  ops.push_back(dist);
   ops.push_back(distance("outer", "torch.outer", {T("self"), T("vec2")}, infer_outer, gen_outer));
   ops.push_back(distance("trace", "torch.trace", {T("self")}, infer_trace, gen_trace));
 }

@@ -49,14 +49,12 @@ std::string infer_foreach(const Program& p, const Node& n, std::vector<TensorTyp
   return "";
 }
 
-bool carries_grad(GenContext& g, int v) { return g.training() && g.depends_on_param(v); }
-
 bool gen_foreach(GenContext& g, const OpSpec& s, Node& n) {
   if (g.focus()) return false;
   Choices& c = g.choices();
   auto ok = [&](const TensorType& t) { return dtype_allowed(s, t.dtype, g.program().target); };
   auto first = g.pick(ok);
-  if (first && carries_grad(g, *first)) first.reset();
+  if (first && g.carries_grad(*first)) first.reset();
   const DType dt = first ? g.program().type(*first).dtype : g.random_float_dtype(s.half_ok);
   if (!dtype_allowed(s, dt, g.program().target)) return false;
   // Two to four tensors of one dtype and their own shapes, as a model's params.
@@ -66,7 +64,7 @@ bool gen_foreach(GenContext& g, const OpSpec& s, Node& n) {
   while (static_cast<int>(self.size()) < len) {
     TensorType t{dt, g.random_shape(0, 3)};
     auto v = g.pick([&](const TensorType& u) { return u.dtype == dt; });
-    self.push_back(v && !carries_grad(g, *v) && c.coin(0.5) ? *v : g.new_input(t));
+    self.push_back(v && !g.carries_grad(*v) && c.coin(0.5) ? *v : g.new_input(t));
   }
   for (int& id : self) id = g.in_domain(id, s.domain);
   n.args = {{"self", ValueList{self}}};
@@ -75,7 +73,7 @@ bool gen_foreach(GenContext& g, const OpSpec& s, Node& n) {
     for (int id : self) {
       const TensorType& t = g.program().type(id);
       auto v = g.pick([&](const TensorType& u) { return u == t; });
-      int o = v && !carries_grad(g, *v) && c.coin(0.5) ? *v : g.new_input(t);
+      int o = v && !g.carries_grad(*v) && c.coin(0.5) ? *v : g.new_input(t);
       ids.push_back(s.name == "_foreach_div" ? g.in_domain(o, Domain::nonzero) : o);
     }
     return ValueList{ids};

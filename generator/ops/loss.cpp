@@ -74,7 +74,7 @@ bool gen_regression(GenContext& g, const OpSpec& s, Node& n) {
   auto same = [&] { return g.pick_or_input([&](const TensorType& t) { return t == x; }, x); };
   int self = *v, y = same();
   // soft_margin_loss has no gradient for its target.
-  if (s.name == "soft_margin_loss" && g.training() && g.depends_on_param(y)) y = g.new_input(x);
+  if (s.name == "soft_margin_loss" && g.carries_grad(y)) y = g.new_input(x);
   // binary_cross_entropy reads probabilities (and rejects NaN): sigmoid of a
   // bounded value keeps them inside (0, 1), away from the log's clamp at 0 and 1.
   if (s.name == "binary_cross_entropy") {
