@@ -103,7 +103,7 @@ class FunctionWriter {
       const ParamSpec* ps = spec->param(a.name);
       if (!ps || !ps->in_aten || (!ps->in_python && !ts_)) continue;
       if (std::find(order.begin(), order.end(), a.name) != order.end()) continue;
-      kw.push_back(a.name + "=" + py_literal(p_, a.value, ts_, f64_));
+      kw.push_back(ts_ ? a.name + "=" + py_literal(p_, a.value, ts_, f64_) : python_keyword(*ps, a.value));
     }
     if (!ts_ && !spec->python_kwargs.empty()) kw.push_back(spec->python_kwargs);
     if (!fn.empty() && fn[0] == '.') {
@@ -115,6 +115,15 @@ class FunctionWriter {
     }
     pos.insert(pos.end(), kw.begin(), kw.end());
     return fmt::format("{}({})", fn, fmt::join(pos, ", "));
+  }
+
+  // name=value as the Python API spells it (ParamSpec::python_name, python_strings).
+  std::string python_keyword(const ParamSpec& ps, const ArgValue& v) {
+    std::string name = ps.python_name.empty() ? ps.name : ps.python_name;
+    const int64_t* i = std::get_if<int64_t>(&v);
+    if (ps.python_strings.empty() || !i || *i < 0 || *i >= static_cast<int64_t>(ps.python_strings.size()))
+      return name + "=" + py_literal(p_, v, ts_, f64_);
+    return name + "='" + ps.python_strings[*i] + "'";
   }
 
   // The float64 twin has no bits of the declared dtype to reinterpret: it

@@ -182,6 +182,8 @@ int GenContext::in_domain(int v, Domain d, DType) {
     }
     case Domain::unit:  // float operands only (the ops that ask are float_only)
       return r.within(-0.9, 0.9) ? v : clamped(-0.9, 0.9);
+    case Domain::probability:
+      return r.within(0.05, 0.95) ? v : clamped(0.05, 0.95);
   }
   return v;
 }
@@ -311,15 +313,18 @@ bool moves_values(const std::string& op) {
       "cummin", "neg",        "abs",       "relu",      "clamp",        "round",     "floor",         "ceil",
       "trunc",  "maximum",    "minimum",   "where",     "amax",         "amin",      "to",            "type_as",
       "tril",   "triu",       "index_fill", "index_copy", "scatter",    "zeros_like", "ones_like",    "full_like",
-      "new_zeros", "new_ones", "new_full", "zeros",     "ones",         "full",      "arange"};
+      "new_zeros", "new_ones", "new_full", "zeros",     "ones",         "full",      "arange",
+      "kthvalue", "median",   "nanmedian", "mode",      "take_along_dim", "select_scatter", "slice_scatter",
+      "diagonal_scatter", "sgn"};
   return ops.count(out_of_place_name(op)) > 0;
 }
 
 // Value-moving ops that compare their operands: of a NaN they return eager's
 // NaN or Inductor's, whose sign and payload bits IEEE leaves to each.
 bool compares_values(const std::string& op) {
-  static const std::set<std::string> ops = {"clamp", "relu", "maximum", "minimum", "amax",
-                                            "amin",  "sort", "topk",    "cummax",  "cummin"};
+  static const std::set<std::string> ops = {"clamp", "relu",   "maximum",  "minimum",   "amax", "amin",
+                                            "sort",  "topk",   "cummax",   "cummin",    "kthvalue",
+                                            "median", "nanmedian", "mode"};
   return ops.count(out_of_place_name(op)) > 0;
 }
 }  // namespace

@@ -37,11 +37,16 @@ struct ParamSpec {
   // false: the IR's own annotation, never passed to PyTorch (a data-dependent
   // op's `count`: how many elements the program's values give it).
   bool in_aten = true;
+  // Where the Python API names the argument differently (grid_sample's `mode`
+  // for ATen's `interpolation_mode`), and, for an int that Python spells as a
+  // string, the strings by value (0 -> "bilinear", ...).
+  std::string python_name = "";
+  std::vector<std::string> python_strings = {};
 };
 
 // What an op needs of its first input's values so the float64 run stays finite.
-// unit: inside (-1, 1) (asin, atanh, erfinv).
-enum class Domain { any, positive, nonzero, bounded, unit };
+// unit: inside (-1, 1) (asin, atanh, erfinv); probability: inside (0, 1) (ndtri).
+enum class Domain { any, positive, nonzero, bounded, unit, probability };
 
 // Type rule: fill `out` with the node's output types, or return an error text.
 using InferFn = std::string (*)(const Program& p, const Node& n, std::vector<TensorType>& out);

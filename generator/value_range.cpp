@@ -63,6 +63,7 @@ const std::set<std::string> kSelecting = {"reshape",
                                           "minimum",
                                           "max_pool1d",
                                           "max_pool2d",
+                                          "max_pool3d",
                                           "t",
                                           "unbind",
                                           "movedim",
@@ -77,6 +78,8 @@ const std::set<std::string> kSelecting = {"reshape",
                                           "mean",
                                           "avg_pool1d",
                                           "avg_pool2d",
+                                          "avg_pool3d",
+                                          "adaptive_avg_pool3d",
                                           "adaptive_avg_pool2d",
                                           "round",
                                           "floor",
@@ -98,6 +101,11 @@ const std::set<std::string> kSelecting = {"reshape",
                                           "_upsample_nearest_exact1d",
                                           "_upsample_nearest_exact2d",
                                           "aminmax",
+                                          "kthvalue",
+                                          "median",
+                                          "nanmedian",
+                                          "mode",
+                                          "take_along_dim",
                                           "masked_select",
                                           "index"};
 }  // namespace
@@ -135,6 +143,10 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
   if (base == "setitem") {
     bool ok;
     return hull(self, of_arg(n, ranges, "values", ok));
+  }
+  if (base == "select_scatter" || base == "slice_scatter" || base == "diagonal_scatter") {
+    bool ok;
+    return hull(self, of_arg(n, ranges, "src", ok));
   }
   if (base == "dropout") {  // kept values scaled by 1 / (1 - p), the rest 0
     double p = float_arg_or(n, "p", 0.5);

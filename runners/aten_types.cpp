@@ -55,7 +55,10 @@ at::MemoryFormat to_aten(MemFormat m) {
 HostTensor to_host(const at::Tensor& t) {
   HostTensor h;
   if (!t.defined()) return h;
-  at::Tensor c = t.detach().cpu().contiguous();
+  // A ZeroTensor (what sgn's backward leaves in .grad: pytorch's efficient
+  // zeros) has no storage to copy: its values are zeros.
+  at::Tensor c = t._is_zerotensor() ? at::zeros(t.sizes(), t.options().device(at::kCPU))
+                                    : t.detach().cpu().contiguous();
   h.defined = true;
   h.dtype = from_aten(c.scalar_type());
   h.shape.assign(c.sizes().begin(), c.sizes().end());

@@ -1,4 +1,4 @@
-// Indexing and scatter: index_select, gather, scatter (a value, or a src with
+// Indexing and scatter: index_select, gather, take_along_dim, scatter (a value, or a src with
 // indices distinct along dim), scatter_add, scatter_reduce, index_add,
 // index_copy, index_fill, masked_fill, index_put, and the in-place forms.
 // Index tensors are i64 and always in range: fresh inputs whose values lie in
@@ -235,6 +235,46 @@ bool gen_indexed(GenContext& g, const OpSpec& s, Node& n) {
   return true;
 }
 
+// take_along_dim(self, indices, dim): gather with self and indices broadcast
+// against each other off dim.
+std::string infer_take_along_dim(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* self;
+  if (auto e = get_self(p, n, self); !e.empty()) return e;
+  const TensorType* idx = tensor_arg(p, n, "indices");
+  if (auto e = check_index(idx, "indices"); !e.empty()) return e;
+  int64_t dim;
+  if (!get_int(n, "dim", dim) || !wrap_dim(dim, self->rank()) || self->rank() == 0) return "dim missing or out of range";
+  if (idx->rank() != self->rank()) return "indices must have self's rank";
+  Shape shape(self->rank());
+  for (int d = 0; d < self->rank(); ++d) {
+    int64_t a = self->shape[d], b = idx->shape[d];
+    if (d == dim) shape[d] = b;
+    else if (a == b || a == 1 || b == 1) shape[d] = a == 1 ? b : a;
+    else return "self and indices do not broadcast off dim";
+  }
+  out = {{self->dtype, shape}};
+  return "";
+}
+
+bool gen_take_along_dim(GenContext& g, const OpSpec& s, Node& n) {
+  Choices& c = g.choices();
+  auto v = g.first([&](const TensorType& t) {
+    return dtype_allowed(s, t.dtype, g.program().target) && t.rank() >= 1 && t.numel() > 0;
+  });
+  if (!v && g.focus()) return false;
+  if (!v) v = g.new_input({g.random_float_dtype(true), g.random_shape(1, 3)});
+  const TensorType t = g.program().type(*v);
+  if (t.numel() == 0 || t.rank() == 0) return false;
+  const int dim = static_cast<int>(c.below(t.rank()));
+  Shape is = t.shape;
+  is[dim] = c.range(1, g.policy().max_dim);
+  for (int d = 0; d < t.rank(); ++d)
+    if (d != dim && c.coin(0.2)) is[d] = 1;  // broadcast over self
+  n.args = {{"self", ValueRef{*v}}, {"indices", ValueRef{g.new_index_input(is, t.shape[dim])}},
+            {"dim", c.coin(0.2) ? int64_t(dim - t.rank()) : int64_t(dim)}};
+  return true;
+}
+
 OpSpec indexed(const std::string& name, std::vector<ParamSpec> rest) {
   OpSpec s;
   s.name = name;
@@ -262,6 +302,11 @@ void register_ops_index(std::vector<OpSpec>& ops) {
   const ParamSpec value = P("value", ParamKind::number);
   ops.push_back(indexed("index_select", {dim, index}));
   ops.push_back(indexed("gather", {dim, index}));
+  OpSpec take_along_dim = indexed("take_along_dim", {index_param("indices"), dim});
+  take_along_dim.infer = infer_take_along_dim;
+  take_along_dim.generate = gen_take_along_dim;
+  take_along_dim.bool_ok = true;
+  ops.push_back(take_along_dim);
   // scatter's two overloads: a src tensor (positional) or a named number `value`.
   OpSpec scatter = indexed("scatter", {dim, index, T("src"), A("value", ParamKind::number)});
   ops.push_back(scatter);

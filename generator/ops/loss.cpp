@@ -1,6 +1,6 @@
-// Losses with the default mean reduction (ATen's int `reduction` and Python's
-// string one do not line up, so it is never spelled): a 0-d result of self's
-// dtype. Regression losses compare same-typed tensors (margin_ranking_loss
+// Losses with a reduction (ATen's int `reduction`, Python's string one:
+// ParamSpec::python_strings): mean (the default) or sum give a 0-d result of
+// self's dtype, none the unreduced elementwise loss. Regression losses compare same-typed tensors (margin_ranking_loss
 // three of them); cross_entropy and nll_loss take i64 class indices in [0, C).
 // Each has a decomposition of its own in PyTorch 2.x, which Inductor compiles.
 #include "generator/ops/common.h"
@@ -18,6 +18,16 @@ std::string check_self(const Program& p, const Node& n, const TensorType*& self)
   return "";
 }
 
+enum Reduction { kNone = 0, kMean = 1, kSum = 2 };
+
+// The result of a loss whose unreduced form is `unreduced`.
+std::string reduced(const Node& n, const TensorType& unreduced, std::vector<TensorType>& out) {
+  int64_t r = int_arg(n, "reduction", kMean);
+  if (r < kNone || r > kSum) return "reduction must be 0 (none), 1 (mean) or 2 (sum)";
+  out = {{unreduced.dtype, r == kNone ? unreduced.shape : Shape{}}};
+  return "";
+}
+
 std::string infer_regression(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
   if (auto e = check_self(p, n, self); !e.empty()) return e;
@@ -29,8 +39,7 @@ std::string infer_regression(const Program& p, const Node& n, std::vector<Tensor
     return "input2 " + type_str(*second) + " must match input1 " + type_str(*self);
   for (const char* name : {"beta", "delta"})
     if (n.arg(name) && float_arg(n, name, 1.0) <= 0) return std::string("'") + name + "' must be positive";
-  out = {{self->dtype, {}}};
-  return "";
+  return reduced(n, *self, out);
 }
 
 // Class-index target: self [C] with a 0-d target, or self [N, C, d...] with
@@ -49,8 +58,7 @@ std::string infer_classify(const Program& p, const Node& n, std::vector<TensorTy
     return "target must be " + type_str({DType::i64, want}) + ", not " + type_str(*target);
   double ls = float_arg(n, "label_smoothing", 0.0);
   if (ls < 0 || ls > 1) return "'label_smoothing' must be in [0, 1]";
-  out = {{self->dtype, {}}};
-  return "";
+  return reduced(n, {self->dtype, want}, out);
 }
 
 // self: a float tensor with elements (the mean over nothing is NaN).
@@ -64,6 +72,12 @@ std::optional<int> loss_input(GenContext& g, const OpSpec& s, int min_rank, int 
   TensorType fresh{g.random_float_dtype(s.half_ok), g.random_shape(min_rank, max_rank)};
   if (!fits(fresh)) return std::nullopt;
   return g.new_input(fresh);
+}
+
+// Mostly the default mean; sometimes none (a tensor for later ops) or sum.
+void add_reduction(GenContext& g, Node& n) {
+  Choices& c = g.choices();
+  if (c.coin(0.35)) n.args.push_back({"reduction", c.pick(std::vector<int64_t>{kNone, kNone, kSum, kMean})});
 }
 
 bool gen_regression(GenContext& g, const OpSpec& s, Node& n) {
@@ -97,6 +111,7 @@ bool gen_regression(GenContext& g, const OpSpec& s, Node& n) {
     if (s.param(name) && c.coin(0.3)) n.args.push_back({name, c.uniform(0.5, 2)});
   if (s.param("margin") && c.coin(0.4)) n.args.push_back({"margin", c.uniform(-0.5, 1.5)});
   if (log_target) n.args.push_back({"log_target", true});
+  add_reduction(g, n);
   return true;
 }
 
@@ -122,6 +137,7 @@ bool gen_classify(GenContext& g, const OpSpec& s, Node& n) {
   }
   n.args = {{"self", ValueRef{x}}, {"target", ValueRef{*y}}};
   if (s.param("label_smoothing") && c.coin(0.3)) n.args.push_back({"label_smoothing", c.uniform(0.05, 0.3)});
+  add_reduction(g, n);
   return true;
 }
 
@@ -132,6 +148,9 @@ OpSpec loss(const std::string& name, const std::string& python, std::vector<Para
   s.family = "loss";
   s.aten = "aten::" + name;
   s.params = std::move(params);
+  ParamSpec reduction = A("reduction", ParamKind::int_);
+  reduction.python_strings = {"none", "mean", "sum"};
+  s.params.push_back(reduction);
   s.infer = infer;
   s.generate = gen;
   s.float_only = true;

@@ -1,4 +1,4 @@
-// Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d over batched
+// Pooling: max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d over batched
 // [N, C, *spatial] or unbatched [C, *spatial] inputs. Float only, no f16/bf16.
 // Output sizes follow ATen's pooling_output_shape, ceil_mode included.
 #include <algorithm>
@@ -9,7 +9,10 @@ namespace dlfuzz {
 using namespace ops;
 
 namespace {
-int spatial_of(const std::string& op) { return op.find("1d") != std::string::npos ? 1 : 2; }
+int spatial_of(const std::string& op) {
+  if (op.find("1d") != std::string::npos) return 1;
+  return op.find("3d") != std::string::npos ? 3 : 2;
+}
 
 // An int-list attribute: absent (or, for stride, empty) means `dflt`; one
 // value or one per spatial dim.
@@ -72,6 +75,8 @@ std::string infer_pool(const Program& p, const Node& n, std::vector<TensorType>&
   Shape shape(x->shape.begin(), x->shape.end() - sp);
   for (int i = 0; i < sp; ++i) {
     if (pad[i] > k[i] / 2) return "pad should be at most half of kernel size";
+    // ATen's 3-d pools want the window inside the unpadded input.
+    if (sp == 3 && x->shape[x->rank() - sp + i] < k[i]) return "input image smaller than kernel size";
     int64_t o = pool_out(x->shape[x->rank() - sp + i], k[i], s[i], pad[i], is_max ? dil[i] : 1, ceil);
     if (o < 1) return "output size is too small";
     shape.push_back(o);
@@ -107,19 +112,27 @@ bool gen_pool(GenContext& g, const OpSpec& s, Node& n) {
     int64_t kk = c.range(1, 3), ss = c.range(1, 2), d = is_max && c.coin(0.2) ? 2 : 1;
     int64_t p = c.range(0, kk / 2);
     // Checked with the chosen stride and the default (= kernel size); k = 1 always fits.
-    if (pool_out(in, kk, ss, p, d, ceil) < 1 || pool_out(in, kk, kk, p, d, ceil) < 1) kk = 1, p = 0, d = 1;
+    if (pool_out(in, kk, ss, p, d, ceil) < 1 || pool_out(in, kk, kk, p, d, ceil) < 1 || (sp == 3 && in < kk))
+      kk = 1, p = 0, d = 1;
     k.push_back(kk);
     st.push_back(ss);
     pad.push_back(p);
     dil.push_back(d);
   }
-  n.args = {{"self", ValueRef{*v}}, {"kernel_size", k}};
+  int in = *v;
+  // PyTorch 2.x's max_pool3d rejects an unbatched input laid out channels-last
+  // ("Unsupported memory format"; 1.13 takes it): such programs would only be
+  // skipped (corpus/bugs/eager-max-pool3d-unbatched-channels-last.dlf). 1.13
+  // programs run through 2.x too (its LibTorch, the Python repro).
+  if (s.name == "max_pool3d" && x.rank() == 4)
+    in = g.emit1("contiguous", {{"self", ValueRef{in}}});
+  n.args = {{"self", ValueRef{in}}, {"kernel_size", k}};
   if (c.coin(0.7)) n.args.push_back({"stride", st});
   if (c.coin(0.7) || pad != IntList(sp, 0)) n.args.push_back({"padding", pad});
   if (is_max && (c.coin(0.3) || dil != IntList(sp, 1))) n.args.push_back({"dilation", dil});
   if (ceil || c.coin(0.2)) n.args.push_back({"ceil_mode", ceil});
   if (!is_max && c.coin(0.4)) n.args.push_back({"count_include_pad", c.coin(0.5)});
-  if (s.name == "avg_pool2d" && c.coin(0.15)) n.args.push_back({"divisor_override", c.range(1, 4)});
+  if ((s.name == "avg_pool2d" || s.name == "avg_pool3d") && c.coin(0.15)) n.args.push_back({"divisor_override", c.range(1, 4)});
   return true;
 }
 
@@ -167,20 +180,21 @@ OpSpec pool(const std::string& name) {
     if (is_max) s.params.push_back(A("dilation", K::int_list));
     s.params.push_back(A("ceil_mode", K::bool_));
     if (!is_max) s.params.push_back(A("count_include_pad", K::bool_));
-    if (name == "avg_pool2d") s.params.push_back(A("divisor_override", K::int_, true));
+    if (name == "avg_pool2d" || name == "avg_pool3d") s.params.push_back(A("divisor_override", K::int_, true));
   }
   s.infer = adaptive ? infer_adaptive : infer_pool;
   s.generate = adaptive ? gen_adaptive : gen_pool;
   s.float_only = true;
   s.half_ok = false;
+  s.half_in_torch2 = name != "avg_pool3d";  // no CPU f16/bf16 avg_pool3d kernel in 2.x either
   s.python = "torch.nn.functional." + name;
   return s;
 }
 }  // namespace
 
 void register_ops_pool(std::vector<OpSpec>& ops) {
-  for (const char* name :
-       {"max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"})
+  for (const char* name : {"max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+                           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"})
     ops.push_back(pool(name));
 }
 

@@ -90,6 +90,7 @@ import batching  # noqa: E402
 import shared_trace  # noqa: E402
 import dlfuzz_runtime as rt  # noqa: E402
 import eager_first_call  # noqa: E402
+import isa_checks  # noqa: E402
 import one_kernel_module  # noqa: E402
 import planted_faults  # noqa: E402
 import timing  # noqa: E402
@@ -477,6 +478,8 @@ def warm_compiler(runners=None):
     t0 = time.perf_counter()
     backend = "inductor" if runners is None or any(uses_inductor(r) for r in runners) else "aot_eager"
     try:
+        if backend == "inductor":
+            isa_checks.split_checks()
         x = torch.ones(4, requires_grad=True)
         torch_compile(lambda t: (t.sin() * 2.0).sum(), backend=backend)(x).backward()
     except Exception as e:  # torch 1.13 has no torch.compile: nothing to warm

@@ -102,6 +102,31 @@ inline GenPolicy loss_norm_ops_policy() {
   return policy;
 }
 
+// torch.special's functions, selections (kthvalue, median, mode, searchsorted,
+// bucketize), gathers and slice writes (take_along_dim, select/slice/diagonal
+// scatter), 3-d pools and grid sampling: code of their own in Inductor.
+inline const std::vector<std::string> kSelectSampleOps = {
+    "special_ndtri",          "special_log_ndtr",        "special_ndtr",
+    "special_erfcx",          "special_i0e",             "special_i1",
+    "special_i1e",            "special_entr",            "special_bessel_j0",
+    "special_bessel_j1",      "special_modified_bessel_i0", "special_modified_bessel_i1",
+    "special_spherical_bessel_j0", "special_airy_ai",    "special_modified_bessel_k0",
+    "special_modified_bessel_k1", "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+    "sgn",                    "signbit",                 "kthvalue",
+    "median",                 "nanmedian",               "mode",
+    "searchsorted",           "bucketize",               "take_along_dim",
+    "select_scatter",         "slice_scatter",           "diagonal_scatter",
+    "max_pool3d",             "avg_pool3d",              "adaptive_avg_pool3d",
+    "grid_sampler",           "affine_grid_generator"};
+
+// Most ops drawn from kSelectSampleOps (every other family 1, collectives 0).
+inline GenPolicy select_sample_ops_policy() {
+  GenPolicy policy;
+  policy.family_weights["collective"] = 0;
+  policy.focus_ops = kSelectSampleOps;
+  return policy;
+}
+
 // torch2 programs made mostly of uint16/32/64 tensors (PyTorch 2.x's barebones
 // unsigned types): every other dtype weighs 1, each wide unsigned one 30.
 inline GenPolicy wide_unsigned_policy() {

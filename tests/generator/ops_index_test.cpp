@@ -223,5 +223,9 @@ TEST(OpsLossNorm, EveryOpIsGeneratedValidAndRoundTrips) {
   every_op_is_generated_valid_and_round_trips(test::loss_norm_ops_policy(), test::kLossNormOps);
 }
 
+TEST(OpsSelectSample, EveryOpIsGeneratedValidAndRoundTrips) {
+  every_op_is_generated_valid_and_round_trips(test::select_sample_ops_policy(), test::kSelectSampleOps);
+}
+
 }  // namespace
 }  // namespace dlfuzz

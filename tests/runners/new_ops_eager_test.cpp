@@ -15,6 +15,7 @@
 #include "generator/summary.h"
 #include "oracles/evaluate.h"
 #include "runners/runner.h"
+#include "runners/worker_client.h"
 
 namespace dlfuzz {
 namespace {
@@ -22,15 +23,21 @@ namespace {
 // Runs kSeeds programs of `policy` through the in-process runner `name`: most
 // succeed with the IR's output types, and every op of `ops` runs (with
 // `trained`, also in a training program: backward goes through it).
+// With `isolated`, each program runs in a worker process, so that a runner's
+// crash (a real bug of the system under test) is one failure, not the suite's.
 void runs_them_with_the_irs_types(const std::string& name, const GenPolicy& policy, const std::vector<std::string>& ops,
-                                  int kSeeds, bool trained = false) {
+                                  int kSeeds, bool trained = false, bool isolated = false) {
   auto runner = make_runner(name);
   ASSERT_NE(runner, nullptr) << name;
+  WorkerProcess worker({DLFUZZ_BINARY, "worker"}, 3072);
   std::map<std::string, int> failures, ran, ran_training;
   int ok = 0;
   for (uint64_t seed = 0; seed < static_cast<uint64_t>(kSeeds); ++seed) {
     Program p = generate_program(policy, seed);
-    RunResult r = runner->run(p, RunConfig{});
+    WorkerRequest req;
+    req.program = print_program(p);
+    req.runners = {name};
+    RunResult r = isolated ? worker.run(req, 60000).at(0) : runner->run(p, RunConfig{});
     if (!r.ok()) {
       failures[r.error.substr(0, 200)]++;
       if (std::getenv("DLFUZZ_DEBUG")) std::cerr << "seed " << seed << ": " << r.error << "\n" << print_program(p);
@@ -196,6 +203,24 @@ TEST(LossNormOps, TorchScriptRunsThemWithTheIRsTypes) {
 TEST(LossNormOps, PythonEagerRunsThemOnThProjectsPyTorch) {
   if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
   python_eager_runs_them(test::loss_norm_ops_policy(), 120, true);
+}
+
+// torch.special's functions, selections, take_along_dim, the slice scatters,
+// 3-d pools and grid sampling: LibTorch 1.13's eager and TorchScript, and
+// PyTorch 2.x's eager, with the IR's types.
+TEST(SelectSampleOps, EagerRunsThemWithTheIRsTypes) {
+  runs_them_with_the_irs_types("eager", test::select_sample_ops_policy(), test::kSelectSampleOps, 400);
+}
+
+TEST(SelectSampleOps, TorchScriptRunsThemWithTheIRsTypes) {
+  // Isolated: 1.13's profiling executor segfaulted on one of these programs as
+  // they were first written (corpus/bugs/ts-sgn-pool3d-backward-segfault.dlf).
+  runs_them_with_the_irs_types("ts", test::select_sample_ops_policy(), test::kSelectSampleOps, 150, false, true);
+}
+
+TEST(SelectSampleOps, PythonEagerRunsThemOnThProjectsPyTorch) {
+  if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  python_eager_runs_them(test::select_sample_ops_policy(), 120, true);
 }
 
 // uint16/32/64 (torch2 programs): the type rules admit only what PyTorch 2.x's
