@@ -64,6 +64,10 @@ void register_ops_random(std::vector<OpSpec>& ops) {
   s.generate = gen_dropout;
   s.float_only = true;
   s.half_ok = false;  // 1.13's CPU bernoulli has no f16 kernel
+  // With p = 0 or train = false, ATen returns the input itself on some paths
+  // (1.13's TorchScript and Static Runtime) and a copy on others (its eager):
+  // a write through either would show in one and not the other.
+  s.may_alias = true;
   s.python = "torch.dropout";
   ops.push_back(s);
 }
