@@ -235,4 +235,19 @@ bool gen_binary(GenContext& g, const OpSpec& s, Node& n) {
   return true;
 }
 
+OpSpec float_op(const std::string& name, const std::string& family, const std::string& python,
+                std::vector<ParamSpec> params, InferFn infer, GenFn gen) {
+  OpSpec s;
+  s.name = name;
+  s.family = family;
+  s.aten = "aten::" + name;
+  s.params = std::move(params);
+  s.infer = infer;
+  s.generate = gen;
+  s.float_only = true;
+  s.half_ok = false;
+  s.python = python;
+  return s;
+}
+
 }  // namespace dlfuzz::ops

@@ -44,6 +44,11 @@ std::string infer_binary_inplace(const Program& p, const Node& n, std::vector<Te
 // at::infer_size: `size` may hold one -1; the product must match numel.
 std::string infer_size(int64_t numel, const IntList& size, Shape& out);
 
+// A float-only op (no CPU half kernels in LibTorch 1.13) of `family`, spelled
+// `python`: the spec the linalg, distance, loss and grid-sampling families share.
+OpSpec float_op(const std::string& name, const std::string& family, const std::string& python,
+                std::vector<ParamSpec> params, InferFn infer, GenFn gen);
+
 // --- generate functions ---
 // A visible operand of rank >= min_rank the spec allows, else a fresh input
 // (none inside a block, where the focus must be used).

@@ -126,19 +126,10 @@ bool gen_trace(GenContext& g, const OpSpec& s, Node& n) {
   return true;
 }
 
+// 1.13's CPU norms and products lack f16.
 OpSpec distance(const std::string& name, const std::string& python, std::vector<ParamSpec> params, InferFn infer,
                 GenFn gen) {
-  OpSpec s;
-  s.name = name;
-  s.family = "linalg";
-  s.aten = "aten::" + name;
-  s.params = std::move(params);
-  s.infer = infer;
-  s.generate = gen;
-  s.float_only = true;
-  s.half_ok = false;  // 1.13's CPU norms and products lack f16
-  s.python = python;
-  return s;
+  return float_op(name, "linalg", python, std::move(params), infer, gen);
 }
 }  // namespace
 

@@ -105,17 +105,7 @@ bool gen_affine_grid(GenContext& g, const OpSpec& s, Node& n) {
 
 OpSpec sampling(const std::string& name, const std::string& python, std::vector<ParamSpec> params, InferFn infer,
                 GenFn gen) {
-  OpSpec s;
-  s.name = name;
-  s.family = "upsample";
-  s.aten = "aten::" + name;
-  s.params = std::move(params);
-  s.infer = infer;
-  s.generate = gen;
-  s.float_only = true;
-  s.half_ok = false;
-  s.python = python;
-  return s;
+  return float_op(name, "upsample", python, std::move(params), infer, gen);
 }
 }  // namespace
 

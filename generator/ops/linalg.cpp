@@ -226,17 +226,7 @@ bool gen_linear(GenContext& g, const OpSpec& s, Node& n) {
 
 OpSpec linalg(const std::string& name, const std::string& python, std::vector<ParamSpec> params, InferFn infer,
               GenFn gen) {
-  OpSpec s;
-  s.name = name;
-  s.family = "linalg";
-  s.aten = "aten::" + name;
-  s.params = std::move(params);
-  s.infer = infer;
-  s.generate = gen;
-  s.float_only = true;
-  s.half_ok = false;
-  s.python = python;
-  return s;
+  return float_op(name, "linalg", python, std::move(params), infer, gen);
 }
 }  // namespace
 

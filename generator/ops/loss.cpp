@@ -143,19 +143,11 @@ bool gen_classify(GenContext& g, const OpSpec& s, Node& n) {
 
 OpSpec loss(const std::string& name, const std::string& python, std::vector<ParamSpec> params, InferFn infer,
             GenFn gen) {
-  OpSpec s;
-  s.name = name;
-  s.family = "loss";
-  s.aten = "aten::" + name;
-  s.params = std::move(params);
+  // 1.13 CPU: no bf16 mse_loss, no f16 log_softmax/nll_loss.
+  OpSpec s = float_op(name, "loss", "torch.nn.functional." + python, std::move(params), infer, gen);
   ParamSpec reduction = A("reduction", ParamKind::int_);
   reduction.python_strings = {"none", "mean", "sum"};
   s.params.push_back(reduction);
-  s.infer = infer;
-  s.generate = gen;
-  s.float_only = true;
-  s.half_ok = false;  // 1.13 CPU: no bf16 mse_loss, no f16 log_softmax/nll_loss
-  s.python = "torch.nn.functional." + python;
   return s;
 }
 }  // namespace
