@@ -528,6 +528,7 @@ class Parser {
       else if (key == "amsgrad") p_.train->amsgrad = parse_flag(v, vc);
       else if (key == "nesterov") p_.train->nesterov = parse_flag(v, vc);
       else if (key == "foreach") p_.train->foreach = parse_flag(v, vc);
+      else if (key == "accumulate") p_.train->accumulate = parse_flag(v, vc);
       else throw Failure{kc, "unknown step field '" + key + "'"};
     }
   }

@@ -392,6 +392,7 @@ class Generator {
     s.amsgrad = has_amsgrad(s.optimizer) && c_.coin(0.3);
     s.nesterov = s.nesterov_applies() && c_.coin(0.3);
     s.foreach = c_.coin(0.5);
+    s.accumulate = p_.plan.world == 1 && c_.coin(0.2);  // drawn last: the rest of the step is as before
   }
 
   GenContext g_;

@@ -110,6 +110,7 @@ std::vector<std::string> TrainStep::flags() const {
   if (amsgrad) f.push_back("amsgrad");
   if (nesterov) f.push_back("nesterov");
   if (foreach) f.push_back("foreach");
+  if (accumulate) f.push_back("accumulate");
   return f;
 }
 

@@ -163,11 +163,17 @@ struct TrainStep {
   // implementation (Python only: LibTorch's C++ optimizers have one), what
   // CUDA users get by default and what a compiled step lowers to foreach kernels.
   bool amsgrad = false, nesterov = false, foreach = false;
+  // Gradient accumulation, as training loops with micro-batches do it: two
+  // forward and backward passes before each step, the second adding into the
+  // .grad the first left (AccumulateGrad's in-place path). One rank only.
+  bool accumulate = false;
   bool operator==(const TrainStep& o) const {
     return loss == o.loss && optimizer == o.optimizer && lr == o.lr && momentum == o.momentum &&
            weight_decay == o.weight_decay && steps == o.steps && amsgrad == o.amsgrad && nesterov == o.nesterov &&
-           foreach == o.foreach;
+           foreach == o.foreach && accumulate == o.accumulate;
   }
+  // Forward and backward passes per step.
+  int passes() const { return accumulate ? 2 : 1; }
   // The flags set, by name, as the .dlf and the Python runtime spell them.
   std::vector<std::string> flags() const;
   // Nesterov momentum needs SGD with momentum.

@@ -174,15 +174,19 @@ RunResult drive_program(const Program& p, const std::string& runner, const Drive
       auto optimizer = zero ? nullptr : make_optimizer(s, params);
       for (int step = 0; step < s.steps; ++step) {
         for (auto& w : params) w.mutable_grad().reset();
-        for (int m = 0; m < micro; ++m) {
-          r.stage = Stage::run;
-          auto outs = call(m);
-          at::Tensor loss = outs.at(n_out);
-          r.losses.push_back(loss.item<double>());
-          r.stage = Stage::backward;
-          loss.backward();  // accumulates across micro-batches
-          if (step == s.steps - 1)
-            for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs[i]));
+        // Gradient accumulation (TrainStep::accumulate): each pass's backward
+        // adds into the .grad the one before left.
+        for (int pass = 0; pass < s.passes(); ++pass) {
+          for (int m = 0; m < micro; ++m) {
+            r.stage = Stage::run;
+            auto outs = call(m);
+            at::Tensor loss = outs.at(n_out);
+            r.losses.push_back(loss.item<double>());
+            r.stage = Stage::backward;
+            loss.backward();  // accumulates across micro-batches
+            if (step == s.steps - 1 && pass == s.passes() - 1)
+              for (size_t i = 0; i < n_out; ++i) r.outputs.push_back(to_host(outs[i]));
+          }
         }
         if (micro > 1) {
           at::NoGradGuard no_grad;

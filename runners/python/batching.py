@@ -107,24 +107,32 @@ def run_batched(metas, fn):
             p.requires_grad_(True)
     optimizers = [rt._make_optimizer(m.train, ps) for m, ps in zip(metas, params)]
     steps = [m.train[4] for m in metas]
+    # Gradient accumulation (train flag "accumulate"): a program's second pass
+    # backpropagates its loss again into the .grad its first left.
+    passes = [2 if "accumulate" in m.train[5] else 1 for m in metas]
     for step in range(max(steps)):
         for ps in params:
             for p in ps:
                 p.grad = None
-        torch.manual_seed(0)
-        with nested_breaks():
-            outs = fn(*[x if x.requires_grad else x.clone() for xs in inputs for x in xs])
         active = [k for k in range(len(metas)) if step < steps[k]]
-        total = None
-        for k in active:
-            loss = outs[k][-1]
-            results[k]["losses"].append(loss.item())
-            total = loss if total is None else total + loss
-        total.backward()
+        last_outs = {}
+        for pass_ in range(max(passes[k] for k in active)):
+            torch.manual_seed(0)
+            with nested_breaks():
+                outs = fn(*[x if x.requires_grad else x.clone() for xs in inputs for x in xs])
+            total = None
+            for k in active:
+                if pass_ >= passes[k]:
+                    continue
+                loss = outs[k][-1]
+                results[k]["losses"].append(loss.item())
+                total = loss if total is None else total + loss
+                last_outs[k] = outs[k]
+            total.backward()
         for k in active:
             rt._dlfuzz_fill_missing_grads(params[k])
             if step == steps[k] - 1:  # copies: an output may be a view of a param the step updates
-                results[k]["outputs"] = [o.detach().clone() for o in outs[k][:-1]]
+                results[k]["outputs"] = [o.detach().clone() for o in last_outs[k][:-1]]
                 results[k]["grads"] = [p.grad.detach().clone() for p in params[k]]  # as rt.run records them
             optimizers[k].step()
     for r, ps in zip(results, params):

@@ -450,14 +450,16 @@ def _run(meta, fn, step_backend=None):
         # Tensor-parallel shards differ by design: digests cover the replicated params.
         split = [world > 1 and meta.inputs[i][6] >= 0 for i in meta.params]
         replicated = [p for p, s in zip(params, split) if not s]
+        passes = 2 if "accumulate" in meta.train[5] else 1  # gradient accumulation: the second adds into .grad
         for step in range(steps):
             for p in params:
                 p.grad = None
-            torch.manual_seed(0)
-            outs = fn(*[x if x.requires_grad else x.clone() for x in inputs])
-            loss = outs[-1]
-            result["losses"].append(loss.item())
-            loss.backward()
+            for _ in range(passes):
+                torch.manual_seed(0)
+                outs = fn(*[x if x.requires_grad else x.clone() for x in inputs])
+                loss = outs[-1]
+                result["losses"].append(loss.item())
+                loss.backward()
             _dlfuzz_fill_missing_grads(params)
             if data_parallel:
                 _dlfuzz_sync_grads(params)

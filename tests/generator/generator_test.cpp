@@ -44,7 +44,35 @@ TEST(Generator, TrainingProgramsUseEveryOptimizer) {
   }
   for (int k = 0; k < kOptimizerCount; ++k)
     EXPECT_GE(seen[static_cast<Optimizer>(k)], 20) << optimizer_name(static_cast<Optimizer>(k));
-  for (const char* flag : {"amsgrad", "nesterov", "foreach"}) EXPECT_GE(flags[flag], 10) << flag;
+  for (const char* flag : {"amsgrad", "nesterov", "foreach", "accumulate"}) EXPECT_GE(flags[flag], 10) << flag;
+}
+
+// Gradient accumulation: about one training step in five, one rank only, and
+// the step line carries it through print and parse.
+TEST(Generator, SomeTrainingStepsAccumulateGradientsOnOneRankOnly) {
+  int training = 0, accumulating = 0;
+  for (int world : {1, 2}) {
+    GenPolicy policy;
+    policy.world = world;
+    for (uint64_t seed = 0; seed < 600; ++seed) {
+      Program p = generate_program(policy, seed);
+      if (!p.train) continue;
+      if (world > 1) {
+        EXPECT_FALSE(p.train->accumulate) << "seed " << seed << " world " << world;
+        continue;
+      }
+      ++training;
+      accumulating += p.train->accumulate;
+      if (p.train->accumulate) {
+        EXPECT_NE(print_program(p).find(" accumulate=true"), std::string::npos) << "seed " << seed;
+        ParseResult back = parse_program(print_program(p), "seed");
+        ASSERT_TRUE(back.ok()) << "seed " << seed;
+        EXPECT_TRUE(back.program.train->accumulate) << "seed " << seed;
+      }
+    }
+  }
+  EXPECT_GT(accumulating, training / 10) << accumulating << " of " << training;
+  EXPECT_LT(accumulating, training * 3 / 10) << accumulating << " of " << training;
 }
 
 // A tensor-parallel program: data replicated, a Megatron block whose params
