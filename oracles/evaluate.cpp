@@ -5,6 +5,7 @@
 #include <set>
 
 #include "oracles/first_divergence.h"
+#include "oracles/ill_conditioned.h"
 #include "oracles/layer_ladder.h"
 #include "oracles/precision_casts.h"
 #include "oracles/unread_values.h"
@@ -99,6 +100,7 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
     attribute_layers(ex, p, ev.findings);
     explain_unread_values(ex, p, ev.findings);
     explain_precision_casts(ex, p, ev.findings);
+    explain_ill_conditioning(ex, p, ev.results, ev.findings);
     locate_first_divergence(ex, p, ev.findings);
   }
   return ev;
