@@ -141,8 +141,13 @@ class Generator {
       n.op = "loop";
       n.args = {{"n", int64_t(c_.range(1, 4))}, {"carry", ValueList{{*v}}}};
       n.blocks.resize(1);
-      n.blocks[0].params.push_back(p_.add_value("c" + std::to_string(p_.values.size()), t));
+      int carried = p_.add_value("c" + std::to_string(p_.values.size()), t);
+      n.blocks[0].params.push_back(carried);
       grow_ranges();
+      // The body reads the carried value: its gradient (ops without a
+      // derivative stay off it) and its NaNs come with it.
+      if (g_.from_param_.count(*v)) g_.from_param_.insert(carried);
+      if (g_.may_nan_.count(*v)) g_.may_nan_.insert(carried);
       fill_block(n.blocks[0], n.blocks[0].params[0], t);
     } else {
       int cond = branch_condition(*v);

@@ -127,9 +127,99 @@ void check_every_rank_is_well_typed(const Program& p) {
   }
 }
 
-// Programs over several ranks: they verify and round-trip; training programs
-// follow a data-parallel plan with every batch-like input sharded and params
-// replicated, or a tensor-parallel one; inference programs call collectives.
+namespace {
+// The ops whose backward raises ("derivative for aten::floor_divide is not
+// implemented") where other ops without a derivative (1.13's Bessel
+// functions, comparisons) give results that need no gradient; the generator
+// keeps values a gradient flows through away from them (ops/binary.cpp's
+// no_grad_args, ops/reduce.cpp).
+const std::set<std::string> kBackwardRaises = {"floor_divide", "nextafter", "heaviside", "aminmax"};
+
+// Autograd's view of a training program: the float values a param's gradient
+// flows through (`carries`), and those whose backward would reach one of
+// kBackwardRaises that a carried value fed (`blocked`, with the op's name): a
+// loss among them is rejected at backward. Followed through differentiable ops, in-place writes (the
+// written tensor carries what was written), loop bodies (the carried value)
+// and both branches of an if. Bool and integer results carry nothing.
+struct Autograd {
+  std::set<int> carries;
+  std::map<int, std::string> blocked;
+};
+
+void follow(const Block& b, Autograd& ag, const Program& p) {
+  for (const Node& n : b.nodes) {
+    if (n.op == "loop") {
+      const auto& carried = std::get<ValueList>(n.arg("carry")->value).ids;
+      for (size_t k = 0; k < carried.size() && k < n.blocks[0].params.size(); ++k) {
+        if (ag.carries.count(carried[k])) ag.carries.insert(n.blocks[0].params[k]);
+        if (ag.blocked.count(carried[k])) ag.blocked[n.blocks[0].params[k]] = ag.blocked[carried[k]];
+      }
+    }
+    bool fed = false;
+    std::string blocked_by;
+    auto read = [&](int v) {
+      if (!is_float(p.type(v).dtype)) return;
+      fed = fed || ag.carries.count(v);
+      if (ag.blocked.count(v)) blocked_by = ag.blocked[v];
+    };
+    for (const Block& inner : n.blocks) {
+      follow(inner, ag, p);
+      for (int y : inner.yields) read(y);
+    }
+    const OpSpec* spec = n.blocks.empty() ? find_op(n.op) : nullptr;
+    for (const auto& a : n.args) {
+      const ParamSpec* ps = spec ? spec->param(a.name) : nullptr;
+      if (ps && !ps->grad) continue;
+      if (auto* r = std::get_if<ValueRef>(&a.value); r && r->item) continue;
+      for (int v : arg_inputs(a.value)) read(v);
+    }
+    if (n.op == "if") read(std::get<ValueRef>(n.arg("cond")->value).id);
+    if (!fed) continue;
+    if (kBackwardRaises.count(n.op)) blocked_by = n.op;
+    std::vector<int> written = n.outputs;
+    if (spec && spec->inplace && !n.args.empty())
+      for (int v : arg_inputs(n.args[0].value)) written.push_back(v);
+    for (int o : written) {
+      if (!is_float(p.type(o).dtype)) continue;
+      ag.carries.insert(o);
+      if (!blocked_by.empty()) ag.blocked[o] = blocked_by;
+    }
+  }
+}
+
+// The op whose missing derivative the loss's backward reaches, or "".
+std::string backward_blocked_by(const Program& p) {
+  Autograd ag;
+  for (const auto& in : p.inputs)
+    if (in.kind == InputKind::param && is_float(p.type(in.value).dtype)) ag.carries.insert(in.value);
+  follow(p.body, ag, p);
+  auto it = ag.blocked.find(p.train->loss);
+  return it == ag.blocked.end() ? "" : it->second;
+}
+}  // namespace
+
+// Seed 9159 of a campaign: floor_divide in a loop body on the carried value,
+// which a param's gradient flowed into (PyTorch: "derivative for
+// aten::floor_divide is not implemented"); the eager reference rejected it.
+TEST(Generator, NoBackwardReachesAnOpWithoutADerivative) {
+  GenPolicy policy;
+  int training = 0;
+  for (Target target : {Target::torch113, Target::torch2}) {
+    policy.target = target;
+    for (uint64_t seed = 0; seed < 1500; ++seed) {
+      Program p = generate_program(policy, seed);
+      if (!p.train) continue;
+      ++training;
+      EXPECT_EQ(backward_blocked_by(p), "") << "seed " << seed << " " << target_name(target);
+    }
+  }
+  EXPECT_GT(training, 300);
+  policy.target = Target::torch2;
+  Program p = generate_program(policy, 9159);
+  ASSERT_TRUE(p.train);
+  EXPECT_EQ(backward_blocked_by(p), "") << print_program(p);
+}
+
 TEST(Generator, DistributedProgramsOverManySeeds) {
   for (int world : {2, 3, 4, 8}) {
     GenPolicy policy = policy_for_world(world);
