@@ -5,12 +5,28 @@
 // bool (bytes other than 0 and 1 are no bool). TorchScript 1.13 cannot spell
 // it (its view(int) is view(size)), so it is in torch2 programs only. Not
 // differentiable: its outputs carry no gradient.
+#include <algorithm>
+
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
 using namespace ops;
 
 namespace {
+// Can a contiguous tensor of `shape` be read as elements `ratio` times larger?
+// ATen wants the last dim and every other dim's stride divisible by the ratio,
+// and a contiguous tensor's strides count a size-0 dim as 1 (f32[1,0] has
+// stride 1 in dim 0: "self.stride(0) must be divisible by 2").
+bool divides_into_larger(const Shape& shape, int64_t ratio) {
+  if (shape.empty() || shape.back() % ratio) return false;
+  int64_t stride = 1;
+  for (size_t d = shape.size() - 1; d > 0; --d) {
+    stride *= std::max<int64_t>(shape[d], 1);
+    if (stride % ratio) return false;
+  }
+  return true;
+}
+
 std::string infer_view_dtype(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* self;
   if (auto e = get_self(p, n, self); !e.empty()) return e;
@@ -26,8 +42,9 @@ std::string infer_view_dtype(const Program& p, const Node& n, std::vector<Tensor
     if (from_size > to_size) {
       last *= from_size / to_size;
     } else {
-      if (last % (to_size / from_size)) return "the last dim does not divide into the larger elements";
-      last /= to_size / from_size;
+      const int64_t ratio = to_size / from_size;
+      if (!divides_into_larger(shape, ratio)) return "the last dim or a stride does not divide into the larger elements";
+      last /= ratio;
     }
   }
   out = {{to, shape}};
@@ -50,8 +67,8 @@ bool gen_view_dtype(GenContext& g, const OpSpec& s, Node& n) {
       continue;
     }
     if (t.rank() == 0) continue;
-    int64_t last = t.shape.back();
-    if (dtype_size(d) < dtype_size(t.dtype) || last % (dtype_size(d) / dtype_size(t.dtype)) == 0) other.push_back(d);
+    if (dtype_size(d) < dtype_size(t.dtype) || divides_into_larger(t.shape, dtype_size(d) / dtype_size(t.dtype)))
+      other.push_back(d);
   }
   bool resize = !other.empty() && (same.empty() || c.coin(0.5));
   if (!resize && same.empty()) return false;
