@@ -107,9 +107,9 @@ def run_batched(metas, fn):
             p.requires_grad_(True)
     optimizers = [rt._make_optimizer(m.train, ps) for m, ps in zip(metas, params)]
     steps = [m.train[4] for m in metas]
-    # Gradient accumulation (train flag "accumulate"): a program's second pass
-    # backpropagates its loss again into the .grad its first left.
-    passes = [2 if "accumulate" in m.train[5] else 1 for m in metas]
+    # Gradient accumulation: a program's second pass backpropagates its loss
+    # again into the .grad its first left.
+    passes = [rt._passes(m.train) for m in metas]
     for step in range(max(steps)):
         for ps in params:
             for p in ps:

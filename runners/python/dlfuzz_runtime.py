@@ -375,6 +375,12 @@ def _dlfuzz_fill_missing_grads(params):
                 p.grad = torch.zeros_like(p)
 
 
+def _passes(train):
+    """Forward and backward passes per step (TrainStep::passes): two with
+    gradient accumulation, the second adding into the .grad the first left."""
+    return 2 if "accumulate" in train[5] else 1
+
+
 def _make_optimizer(train, ps):
     opt_name, lr, momentum, weight_decay, _, flags = train  # ProgramMeta's: flags always there
     # foreach=None: torch.optim's default (the for-loop on CPU tensors).
@@ -450,7 +456,7 @@ def _run(meta, fn, step_backend=None):
         # Tensor-parallel shards differ by design: digests cover the replicated params.
         split = [world > 1 and meta.inputs[i][6] >= 0 for i in meta.params]
         replicated = [p for p, s in zip(params, split) if not s]
-        passes = 2 if "accumulate" in meta.train[5] else 1  # gradient accumulation: the second adds into .grad
+        passes = _passes(meta.train)
         for step in range(steps):
             for p in params:
                 p.grad = None
