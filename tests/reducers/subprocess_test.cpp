@@ -6,6 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -13,9 +16,10 @@ namespace dlfuzz {
 namespace {
 
 // A directory whose name, spliced into a shell command, would create `pwned`
-// files beside it (or fail to parse).
+// files beside it (or fail to parse). One per process: ctest -j2 runs these
+// tests side by side, and one's remove_all took the other's file away.
 struct HostileDir {
-  fs::path root = fs::temp_directory_path() / "dlfuzz_subprocess_test";
+  fs::path root = fs::temp_directory_path() / ("dlfuzz_subprocess_test_" + std::to_string(getpid()));
   fs::path dir = root / "a b 'c' \"d\" ;touch pwned; $(touch pwned) `touch pwned`";
   HostileDir() {
     fs::remove_all(root);
