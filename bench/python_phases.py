@@ -33,6 +33,9 @@ Configurations (--configs, comma-separated):
   ...-nocache suffix: Inductor's FX graph cache and AOTAutograd's cache off
             (TORCHINDUCTOR_FX_GRAPH_CACHE=0, TORCHINDUCTOR_AUTOGRAD_CACHE=0:
             no cache key computed, no compiled graph saved), e.g. batch8-nocache
+  ...-capture suffix: .item() and data-dependent output sizes traced as
+            unbacked symbols, not graph breaks (TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1,
+            TORCHDYNAMO_CAPTURE_DYNAMIC_OUTPUT_SHAPE_OPS=1), e.g. batch16-capture
   ...-unshared  suffix: with several --runner (inductor,aot-eager), each
             traces the batch itself instead of sharing one Dynamo trace
             (runners/python/shared_trace.py), e.g. batch8-unshared
@@ -218,6 +221,8 @@ def main():
             env["DLFUZZ_EAGER_BACKWARD"] = "0"
         if "-nocache" in config:
             env.update(TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+        if "-capture" in config:
+            env.update(TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS="1", TORCHDYNAMO_CAPTURE_DYNAMIC_OUTPUT_SHAPE_OPS="1")
         if "-compiled" in config:
             env["DLFUZZ_EAGER_FIRST_CALL"] = "0"
         if "-graph" in config:
