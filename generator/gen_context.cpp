@@ -373,6 +373,10 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
       no_write_.insert(o);
       no_write_.insert(base);
     }
+    // A view of a value not to be written (an unfold's overlapping windows
+    // unsqueezed) is not written either: functionalization refuses writes to
+    // a tensor with internal overlap. A view of an input is kept off by its root.
+    if (spec && spec->view && no_write_.count(ins[0]) && !p_.input_of(ins[0])) no_write_.insert(o);
     if (spec && spec->saves_output) saved_roots_.insert(root_[o]);
     if (exact) exact_.insert(o);
     if (nan_in && is_float(p_.type(o).dtype)) may_nan_.insert(o);
