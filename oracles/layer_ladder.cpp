@@ -38,7 +38,9 @@ bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.ora
 // is the profiling executor's, not NNC's; one ts-noopt shows is the
 // frontend's or an op's, whatever executor runs it. inductor-train (program
 // and optimizer step compiled) climbs torch.compile's ladder and then the
-// step compiled alone: what none of them shows is the two together.
+// step compiled alone: what none of them shows is the two together;
+// inductor-freezing climbs it to plain Inductor: what that does not show is
+// freezing's.
 struct RunnerLadder {
   std::vector<std::string> below;
   std::string own_layer;
@@ -50,6 +52,9 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
       {"ts-legacy", {{"ts-noopt"}, "TorchScript legacy executor"}},
       {"frozen", {{"ts-noopt", "ts", "frozen-plain", "frozen-fold"}, "TorchScript optimize_for_inference"}},
       {"static", {{"ts-noopt", "static-noout", "static-noplan"}, "Static Runtime memory planner"}},
+      {"inductor-freezing",
+       {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor"},
+        "Inductor freezing (params folded as constants, weights prepacked)"}},
       {"inductor-train",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-step"},
         "Inductor (program and optimizer step together)"}},

@@ -133,12 +133,19 @@ WorkerProcess& Executor::worker_for(const WorkerEnv& env, const std::vector<std:
 }
 
 void Executor::prefetch(const std::vector<Program>& programs, const std::vector<std::string>& test_runners) {
-  WorkerEnv env;
-  std::vector<std::string> names;  // the request's runners: references first, as evaluate orders them
-  nlohmann::json batch = nlohmann::json::array();
-  std::vector<std::string> texts;
+  // One request per runner list (references first, as evaluate orders them):
+  // a runner of one mode only (inductor-freezing: inference) gives inference
+  // and training programs different lists, and each list is a batch of its own.
+  struct Request {
+    WorkerEnv env;
+    std::vector<std::string> names;
+    nlohmann::json batch = nlohmann::json::array();
+    std::vector<std::string> texts;
+  };
+  std::vector<Request> requests;
   for (const auto& p : programs) {
     if (p.plan.world != 1) continue;
+    WorkerEnv env;
     std::vector<std::string> refs, tests;
     for (const auto& t : test_runners) {
       auto spec = parse_runner(t);
@@ -150,25 +157,33 @@ void Executor::prefetch(const std::vector<Program>& programs, const std::vector<
         if (std::find(refs.begin(), refs.end(), r) == refs.end()) refs.push_back(r);
       tests.push_back(t);
     }
+    if (tests.empty()) continue;
     refs.insert(refs.end(), tests.begin(), tests.end());
-    if (tests.empty() || (!names.empty() && refs != names)) continue;  // one runner list per request
-    names = refs;
-    batch.push_back(python_worker_program(p));
-    texts.push_back(print_program(p));
+    auto same = [&](const Request& r) { return r.names == refs && r.env.path == env.path; };
+    auto req = std::find_if(requests.begin(), requests.end(), same);
+    if (req == requests.end()) {
+      req = requests.insert(requests.end(), Request{});
+      req->env = env;
+      req->names = refs;
+    }
+    req->batch.push_back(python_worker_program(p));
+    req->texts.push_back(print_program(p));
   }
-  if (texts.size() < 2) return;  // nothing to share: run() runs it
-  WorkerRequest req;
-  req.runners = names;
-  req.python_batch = batch;
-  req.warmup = std::min(opt_.warmup, 2);
-  // Results come runner-major as each is known; a batched compiled runner's
-  // first one after every program of the batch compiled.
-  int timeout_ms = opt_.timeout_ms * static_cast<int>(std::max<size_t>(2, texts.size() / 2));
-  auto results = worker_for(env, names).run_frames(req, texts.size() * names.size(), timeout_ms);
-  for (size_t i = 0; i < results.size(); ++i) {
-    RunResult& r = results[i];
-    r.runner = names[i / texts.size()];  // runner-major: each runner, then each program
-    prefetched_[texts[i % texts.size()]][r.runner] = std::move(r);
+  for (const auto& r : requests) {
+    if (r.texts.size() < 2) continue;  // nothing to share: run() runs it
+    WorkerRequest req;
+    req.runners = r.names;
+    req.python_batch = r.batch;
+    req.warmup = std::min(opt_.warmup, 2);
+    // Results come runner-major as each is known; a batched compiled runner's
+    // first one after every program of the batch compiled.
+    int timeout_ms = opt_.timeout_ms * static_cast<int>(std::max<size_t>(2, r.texts.size() / 2));
+    auto results = worker_for(r.env, r.names).run_frames(req, r.texts.size() * r.names.size(), timeout_ms);
+    for (size_t i = 0; i < results.size(); ++i) {
+      RunResult& res = results[i];
+      res.runner = r.names[i / r.texts.size()];  // runner-major: each runner, then each program
+      prefetched_[r.texts[i % r.texts.size()]][res.runner] = std::move(res);
+    }
   }
 }
 

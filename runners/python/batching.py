@@ -73,6 +73,19 @@ def combined_function(fns, arities, reseed=()):
     return scope["batched"]
 
 
+class Combined:
+    """What a runner reads of a batch's programs when it builds the compiled
+    function (worker.RUNNERS take a program's meta): `params`, the positions
+    of every program's params among the combined function's arguments
+    (inductor-freezing holds those in its module)."""
+
+    def __init__(self, metas):
+        self.params, offset = [], 0
+        for m in metas:
+            self.params += [offset + i for i in m.params]
+            offset += len(m.inputs)
+
+
 def nested_breaks():
     """The settings a batched call compiles under (see the module's text)."""
     config = getattr(getattr(torch, "_dynamo", None), "config", None)

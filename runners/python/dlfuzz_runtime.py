@@ -506,6 +506,41 @@ def capture_data_dependent(compiled_fn):
     return call
 
 
+def frozen(fn, positions):
+    """fn compiled by Inductor with freezing, as CPU inference is deployed:
+    the arguments at `positions` (the program's params) become parameters of
+    a module, which torch._inductor.config.freezing (under no_grad) folds into
+    the graph as constants, prepacking conv and linear weights for oneDNN.
+    Called with every argument, as fn is: each call first copies the params'
+    values into the module (the folded constants hold the first call's, which
+    every call passes again) and afterwards writes what the program left in
+    them back, so that the params read as eager's do."""
+    positions = sorted(set(positions))
+    state = {}
+
+    def call(*args):
+        if "module" not in state:
+            module = torch.nn.Module()
+            for i in positions:
+                module.register_parameter(f"p{i}", torch.nn.Parameter(args[i].detach().clone(), requires_grad=False))
+
+            def forward(*data):
+                rest = iter(data)
+                return fn(*[getattr(module, f"p{i}") if i in positions else next(rest) for i in range(len(args))])
+            module.forward = forward
+            state["module"], state["compiled"] = module, torch.compile(module)
+        module = state["module"]
+        with torch.no_grad():
+            for i in positions:
+                getattr(module, f"p{i}").copy_(args[i])
+            with importlib.import_module("torch._inductor.config").patch(freezing=True):
+                outs = state["compiled"](*[a for i, a in enumerate(args) if i not in positions])
+            for i in positions:
+                args[i].copy_(getattr(module, f"p{i}"))
+        return outs
+    return call
+
+
 def compiled(fn, backend, dynamic=False):
     if backend in ("eager", "crossref"):  # crossref: eager, checked by run(crossref=True)
         return fn
@@ -609,6 +644,9 @@ def main(meta, fn):
     ap.add_argument("--backend", default="inductor",
                     help="inductor, aot_eager, eager, script (torch.jit.script), or crossref (eager, every ATen"
                          " call checked against its FakeTensor/meta twin: as dlfuzz's fake-crossref)")
+    ap.add_argument("--freezing", action="store_true",
+                    help="the params held as a module's frozen parameters, compiled with Inductor's freezing under"
+                         " no_grad (as dlfuzz's inductor-freezing; inference programs)")
     ap.add_argument("--dynamic", action="store_true",
                     help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
                          " function again with the batch resized (as dlfuzz's inductor-dynamic)")
@@ -645,7 +683,10 @@ def main(meta, fn):
         return 0
     resized = resized_meta(meta) if args.dynamic else None
     try:
-        compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
+        if args.freezing:
+            compiled_fn = frozen(fn, meta.params)
+        else:
+            compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
         got = run(meta, compiled_fn, step_backend, crossref=args.backend == "crossref")
         if resized is not None:  # the same compiled function at another batch size, against eager there
             ref_resized, got_resized = run(resized, fn), run(resized, compiled_fn)

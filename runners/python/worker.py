@@ -21,6 +21,8 @@ Runners:
   inductor-dynamic-emulate  inductor-dynamic with emulate_precision_casts
   py-eager-resized  py-eager, then again at that size: inductor-dynamic's reference
   py-eager64-resized  its float64 twin
+  inductor-freezing torch.compile of a module holding the params, with Inductor's freezing
+                    (constants folded, conv/linear weights prepacked; inference programs)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
@@ -244,6 +246,7 @@ RUNNERS = {
     "inductor": lambda meta, fn: torch_compile(fn, backend=eager_first_call.Backend(shared_trace.backend("inductor"))),
     "inductor-dynamic": lambda meta, fn: rt.capture_data_dependent(torch_compile(fn, dynamic=True)),
     "inductor-emulate": lambda meta, fn: emulating_precision_casts(torch_compile(fn)),
+    "inductor-freezing": lambda meta, fn: rt.frozen(fn, meta.params),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
         rt.capture_data_dependent(torch_compile(fn, dynamic=True))),
     "py-eager-resized": lambda meta, fn: fn,
@@ -459,7 +462,7 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
 
 
 # Compiled runners whose programs may share one compiled function (batching.py).
-BATCHED_RUNNERS = ("inductor", "aot-eager")
+BATCHED_RUNNERS = ("inductor", "aot-eager", "inductor-freezing")
 
 
 def uses_inductor(runner):
@@ -504,7 +507,8 @@ def run_compiled_batch(runners, programs, warmup, backends):
         fn = batching.combined_function([f for _, f in loaded], [len(m.inputs) for m in metas],
                                          batching.reseeded(programs))
         shared = shared_trace.SharedTrace(runners, backends) if len(runners) > 1 else None
-        compiled = torch_compile(fn, backend=shared) if shared else compiled_fn(runners[0], None, fn)
+        compiled = torch_compile(fn, backend=shared) if shared else compiled_fn(runners[0], batching.Combined(metas),
+                                                                                  fn)
         setup = time.perf_counter() - t0
         share = 1000.0 / len(programs)  # each program's part of the batch's time
         for runner in runners:  # compilation happens on the first calls (the first runner's, for all)

@@ -240,6 +240,33 @@ class Run(unittest.TestCase):
         self.assertEqual(repro("--fail-above", "0.5"), 0)
         self.assertEqual(repro("--fail-above", "0.01"), 1)
 
+    @unittest.skipUnless(hasattr(torch, "compile"), "torch.compile needs PyTorch 2.x")
+    def test_frozen_params_are_frozen_and_read_as_eagers(self):
+        # inductor-freezing: Inductor's freeze() folds the param (the program
+        # writes it, so a copy is kept), and the results are eager's: the
+        # outputs, and the param with what the program left in it, every call.
+        # Arithmetic only: Sleef's vector math needs libtorch loaded
+        # RTLD_GLOBAL, which `unittest discover` cannot promise.
+        src = """def program(x0, w0):
+    v1 = w0.mul_(2.0)
+    v2 = torch.matmul(x0, v1)
+    return (v2 * 3.0 + 1.0,)
+"""
+        fn = rt.define_program(src)
+        m = meta([X, W], params=[1])
+        want = rt.run(m, fn)
+        import torch._inductor.freezing as freezing
+        freeze = freezing.freeze
+        with mock.patch.object(freezing, "freeze", side_effect=freeze) as spy:
+            frozen = rt.frozen(fn, m.params)
+            for _ in range(2):
+                got = rt.run(m, frozen)
+                for key in ("outputs", "params"):
+                    for a, b in zip(want[key], got[key]):
+                        self.assertTrue(torch.allclose(a, b, rtol=1e-5, atol=1e-6), key)
+        self.assertEqual(spy.call_count, 1)
+        torch._dynamo.reset()
+
     def test_json_float_spells_non_finite_values(self):
         self.assertEqual([rt._json_float(v) for v in (float("nan"), float("inf"), -float("inf"), -0.0, 1.5)],
                          ["nan", "inf", "-inf", -0.0, 1.5])

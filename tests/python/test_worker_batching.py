@@ -131,6 +131,14 @@ class Batched(unittest.TestCase):
             for key in ("outputs", "grads", "params"):
                 self.assertTrue(same(r[key], want[key]), key)
 
+    def test_combined_params_are_each_programs_params_at_their_positions(self):
+        # inductor-freezing's module holds the params of every program of a
+        # batch: the first's w0 (argument 1) and the third's (argument 4), not
+        # the data. (Its batched runs: InductorFreezing.* in runner_tests, in
+        # the worker's own process.)
+        metas = [worker.load(p, False)[0] for p in (INFER, INFER2, INFER)]
+        self.assertEqual(batching.Combined(metas).params, [1, 4])
+
     @unittest.skipUnless(HAS_COMPILE, "torch.compile needs PyTorch 2.x")
     def test_a_failing_batch_runs_each_alone(self):
         bad = program("def program(x0):\n    return (torch.matmul(x0, x0),)\n", [X])  # [4,3] @ [4,3]
