@@ -8,15 +8,12 @@
 #include "generator/verify.h"
 #include "oracles/ill_conditioned.h"
 #include "tests/oracles/host_tensors.h"
+#include "tests/parse_program.h"
 
 namespace dlfuzz {
 
 namespace {
-Program parse(const std::string& text) {
-  ParseResult r = parse_program(text, "perturb.dlf");
-  EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
-  return r.program;
-}
+using test::parse;
 
 // The node that reads input `name` perturbed, or nullptr.
 const Node* perturbation_of(const Program& q, const std::string& name) {

@@ -8,15 +8,14 @@
 #include "generator/generator.h"
 #include "oracles/numeric_oracle.h"
 #include "oracles/precision_flow.h"
+#include "tests/parse_program.h"
 
 namespace dlfuzz {
 
 namespace {
 Program parse(const std::string& body, const std::string& mode = "infer") {
   std::string head = "dlfuzz 1 seed=0 policy=0 mode=" + mode + " device=cpu world=1 plan=none target=torch2\n";
-  ParseResult r = parse_program(head + body, "flow.dlf");
-  EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
-  return r.program;
+  return test::parse(head + body, "flow.dlf");
 }
 
 HostTensor f32(const std::vector<float>& v) {

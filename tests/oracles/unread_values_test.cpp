@@ -3,15 +3,12 @@
 
 #include "generator/dlf.h"
 #include "oracles/unread_values.h"
+#include "tests/parse_program.h"
 
 namespace dlfuzz {
 
 namespace {
-Program parse(const std::string& text) {
-  ParseResult r = parse_program(text, "cut.dlf");
-  EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
-  return r.program;
-}
+using test::parse;
 }  // namespace
 
 // corpus/bugs/aot-unread-output-zero-tangent-inf.dlf's shape: w * inf is

@@ -10,6 +10,7 @@
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
 #include "runners/runner.h"
+#include "tests/parse_program.h"
 #include "tests/runners/python_test_options.h"
 
 namespace dlfuzz {
@@ -36,11 +37,7 @@ const char* kSgn =
     "loss %2\n"
     "step sgd lr=0.01 momentum=0.0 weight_decay=0.0 steps=1 accumulate=true\n";
 
-Program parse(const std::string& text) {
-  ParseResult r = parse_program(text, "accumulate");
-  EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
-  return r.program;
-}
+using test::parse;
 
 std::vector<float> floats(const HostTensor& t) {
   std::vector<float> v(t.bytes.size() / sizeof(float));

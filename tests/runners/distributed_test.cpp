@@ -16,15 +16,12 @@
 #include "runners/executor.h"
 #include "runners/input_builder.h"
 #include "runners/run_result.h"
+#include "tests/parse_program.h"
 
 namespace dlfuzz {
 
 namespace {
-Program parse(const std::string& text) {
-  ParseResult r = parse_program(text, "test");
-  EXPECT_TRUE(r.ok()) << r.error->str();
-  return r.program;
-}
+using test::parse;
 
 at::Tensor host_to_tensor(const HostTensor& h) {
   std::vector<double> v;

@@ -6,6 +6,7 @@
 
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
+#include "tests/parse_program.h"
 #include "tests/runners/python_test_options.h"
 
 namespace dlfuzz {
@@ -20,11 +21,7 @@ std::vector<Finding> freezing_findings(const std::string& text) {
 
 bool have_torch2() { return test::venv_imports("torch._inductor.freezing"); }
 
-Program parse(const std::string& text) {
-  ParseResult r = parse_program(text, "freezing.dlf");
-  EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
-  return r.program;
-}
+using test::parse;
 
 const char* kConvLinear =
     "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"

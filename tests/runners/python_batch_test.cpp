@@ -6,6 +6,7 @@
 
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
+#include "tests/parse_program.h"
 #include "tests/runners/python_test_options.h"
 
 namespace dlfuzz {
@@ -16,11 +17,7 @@ bool have_python_torch() {
   return ok;
 }
 
-Program parse(const std::string& text) {
-  ParseResult r = parse_program(text, "python_batch");
-  EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
-  return r.program;
-}
+using test::parse;
 
 const char* kInfer =
     "dlfuzz 1 seed=3 policy=0 mode=infer device=cpu world=1 plan=none\n"

@@ -17,6 +17,7 @@
 #include "oracles/numeric_oracle.h"
 #include "oracles/rank_oracle.h"
 #include "runners/executor.h"
+#include "tests/parse_program.h"
 #include "tests/runners/python_test_options.h"
 
 namespace dlfuzz {
@@ -29,11 +30,7 @@ bool have_python_torch() {
 
 ExecutorOptions options() { return test::python_options(); }
 
-Program parse(const std::string& text) {
-  ParseResult r = parse_program(text, "test");
-  EXPECT_TRUE(r.ok()) << r.error->str();
-  return r.program;
-}
+using test::parse;
 
 // Every collective and reduce op, on a sharded input and a replicated one.
 const char* kCollectives =
