@@ -11,10 +11,7 @@ namespace dlfuzz {
 
 namespace {
 std::vector<Finding> crossref_findings(const std::string& text) {
-  ParseResult r = parse_program(text, "crossref.dlf");
-  EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
-  Executor ex(test::python_options());
-  return evaluate(ex, r.program, {"fake-crossref"}, /*recheck=*/false).findings;
+  return test::python_findings(text, {"fake-crossref"});
 }
 }  // namespace
 

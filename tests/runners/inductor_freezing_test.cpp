@@ -13,10 +13,7 @@ namespace dlfuzz {
 
 namespace {
 std::vector<Finding> freezing_findings(const std::string& text) {
-  ParseResult r = parse_program(text, "freezing.dlf");
-  EXPECT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
-  Executor ex(test::python_options());
-  return evaluate(ex, r.program, {"inductor-freezing"}, /*recheck=*/false).findings;
+  return test::python_findings(text, {"inductor-freezing"});
 }
 
 bool have_torch2() { return test::venv_imports("torch._inductor.freezing"); }

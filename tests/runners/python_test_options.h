@@ -4,8 +4,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include "oracles/evaluate.h"
 #include "runners/executor.h"
+#include "tests/parse_program.h"
 
 namespace dlfuzz::test {
 
@@ -25,6 +28,13 @@ inline ExecutorOptions python_options() {
   o.timeout_ms = 120000;  // torch.compile on a loaded machine
   o.warmup = 1;
   return o;
+}
+
+// The findings of `runners` on the program `text`, without recheck, in a
+// fresh executor of the Python worker.
+inline std::vector<Finding> python_findings(const std::string& text, const std::vector<std::string>& runners) {
+  Executor ex(python_options());
+  return evaluate(ex, parse(text), runners, /*recheck=*/false).findings;
 }
 
 }  // namespace dlfuzz::test
