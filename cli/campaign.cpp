@@ -50,9 +50,8 @@ struct Shared {
   // attribution, or a program that never joined a batch.
   double batch_seconds = 0, alone_seconds = 0;
   int64_t batches = 0, judged_alone = 0;
-  // CampaignOptions::sampled_runner: the programs it ran and its seconds.
-  int64_t sampled = 0;
-  double sampled_seconds = 0;
+  // CampaignOptions::sampled, per runner: the programs it ran and its seconds.
+  std::map<std::string, std::pair<int64_t, double>> sampled;
   std::string store_error;  // the store could not be written (disk full, read-only): the campaign stops
 };
 
@@ -141,14 +140,17 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
       sh.alone_seconds += std::chrono::duration<double>(Clock::now() - alone_began).count();
       ++sh.judged_alone;
     }
-    if (python_lane && opt.sampled_every > 0 && !opt.sampled_runner.empty() && p.plan.world == 1 &&
-        (seed - opt.seed) % opt.sampled_every == 0 && ev.reference_failures.empty()) {
+    for (const auto& s : opt.sampled) {
+      if (!python_lane || p.plan.world != 1 || (seed - opt.seed) % s.every != 0 || !ev.reference_failures.empty())
+        continue;
       const auto sampled_began = Clock::now();
-      Evaluation side = evaluate(ex, p, {opt.sampled_runner}, opt.recheck);
+      Evaluation side = evaluate(ex, p, {s.runner}, opt.recheck);
       ev.findings.insert(ev.findings.end(), side.findings.begin(), side.findings.end());
+      if (side.results.empty()) continue;  // not a program it takes (inductor-freezing: inference only)
       std::lock_guard<std::mutex> lock(sh.mu);
-      sh.sampled_seconds += std::chrono::duration<double>(Clock::now() - sampled_began).count();
-      ++sh.sampled;
+      auto& [programs, seconds] = sh.sampled[s.runner];
+      ++programs;
+      seconds += std::chrono::duration<double>(Clock::now() - sampled_began).count();
     }
     if (opt.perf) {
       // Confirming costs two fresh workers: a runner's kind of slowness seen
@@ -365,9 +367,10 @@ int run_campaign(const CampaignOptions& opt) {
           "  PyTorch 2.x lanes: {:.0f} s in {} batches, {:.0f} s on {} programs alone (a "
           "batch's finding judged again, or a program that joins no batch)\n",
           sh.batch_seconds, sh.batches, sh.alone_seconds, sh.judged_alone);
-    if (sh.sampled)
-      std::cout << fmt::format("  {} on {} of them (one in {}): {:.0f} s\n", opt.sampled_runner, sh.sampled,
-                               opt.sampled_every, sh.sampled_seconds);
+    for (const auto& s : opt.sampled)
+      if (auto it = sh.sampled.find(s.runner); it != sh.sampled.end())
+        std::cout << fmt::format("  {} on {} of them (one in {}, the ones it takes): {:.0f} s\n", s.runner,
+                                 it->second.first, s.every, it->second.second);
   }
   for (const auto& w : python_env.value("warnings", nlohmann::json::array()))
     std::cout << "  environment: " << w.get<std::string>() << "\n";

@@ -53,12 +53,16 @@ struct CampaignOptions {
   // Seed programs (--corpus DIR): a kCorpusShare of the programs are their
   // mutants (generator/corpus.h); empty: every program is generated.
   std::vector<CorpusEntry> corpus;
-  // A runner also run on one PyTorch 2.x program in `sampled_every` (world 1,
-  // alone, after the lane's runners): a cheap one that sees what they do not
-  // (the default campaign's fake-crossref: meta kernels against eager). Empty
-  // or 0: none.
-  std::string sampled_runner;
-  int sampled_every = 0;
+  // Runners also run on one PyTorch 2.x program in `every` (world 1, alone,
+  // after the lane's runners): ones that see what the lane's do not at a
+  // cost the campaign would not pay for every program (the default
+  // campaign's fake-crossref: meta kernels against eager; inductor-freezing:
+  // a compile of its own). Empty: none.
+  struct Sampled {
+    std::string runner;
+    int every = 0;
+  };
+  std::vector<Sampled> sampled;
 };
 
 // Returns the exit code: 0 no findings, 1 findings, 2 usage or store error.

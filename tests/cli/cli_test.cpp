@@ -151,21 +151,22 @@ TEST(Cli, VersionOracleCatchesAPlantedRegressionAndRetestRecordsVersions) {
   EXPECT_NE(report.out.find("- affects: venv"), std::string::npos) << report.out;
 }
 
-// --sampled RUNNER:N: the runner also runs, alone, on one PyTorch 2.x
-// program in N, and its findings are stored with the lane's. (The default
-// campaign samples fake-crossref; the planted Python fault makes a finding
-// of every program it runs on.)
+// --sampled RUNNER:N[,RUNNER:N]: each runner also runs, alone, on one
+// PyTorch 2.x program in its N, and its findings are stored with the lane's.
+// (The default campaign samples fake-crossref and inductor-freezing; the
+// planted Python fault makes a finding of every program it runs on.)
 TEST(Cli, ASampledRunnerRunsOnOneProgramInN) {
   if (!fs::exists(std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python")) GTEST_SKIP() << "needs .venv";
   std::string db = temp_path("sampled.db");
   Outcome o = dlfuzz(
-      "fuzz --programs 4 --batch 1 --runners aot-eager --sampled fault-py-regression:2 --no-progress "
+      "fuzz --programs 4 --batch 1 --runners aot-eager --sampled fault-py-regression:2,py-eager:4 --no-progress "
       "--no-recheck --db " +
       db);
   EXPECT_EQ(o.code, 1) << o.out;
-  EXPECT_NE(o.out.find("fault-py-regression on 2 of them (one in 2)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("fault-py-regression on 2 of them (one in 2, the ones it takes)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("py-eager on 1 of them (one in 4, the ones it takes)"), std::string::npos) << o.out;
   EXPECT_NE(dlfuzz("triage list --db " + db).out.find("fault-py-regression vs py-eager"), std::string::npos);
-  for (const char* bad : {"bogus:2", "fault-py-regression:0", "fault-py-regression"}) {
+  for (const char* bad : {"bogus:2", "fault-py-regression:0", "fault-py-regression", "py-eager:4,bogus:2"}) {
     Outcome b = dlfuzz(std::string("fuzz --programs 1 --runners aot-eager --sampled ") + bad + " --db " + db);
     EXPECT_EQ(b.code, 2) << bad << ": " << b.out;
   }
