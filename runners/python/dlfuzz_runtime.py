@@ -517,6 +517,8 @@ def frozen(fn, positions):
     them back, so that the params read as eager's do."""
     positions = sorted(set(positions))
     state = {}
+    # Compiled random ops (dropout) draw what eager draws, as compiled() sets.
+    importlib.import_module("torch._inductor.config").fallback_random = True
 
     def call(*args):
         if "module" not in state:
