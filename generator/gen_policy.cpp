@@ -1,6 +1,7 @@
 #include "generator/gen_policy.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -8,6 +9,7 @@
 
 #include "generator/hash.h"
 #include "generator/op_spec.h"
+#include "generator/templates.h"
 
 namespace dlfuzz {
 
@@ -22,6 +24,7 @@ uint64_t GenPolicy::hash() const {
   for (const auto& [f, w] : family_weights) s += fmt::format(" {}={}", f, w);
   for (const auto& op : focus_ops) s += " focus=" + op;
   for (const auto& op : exclude_ops) s += " exclude=" + op;
+  for (const auto& name : templates) s += " block=" + name;
   return fnv1a(s);
 }
 
@@ -55,6 +58,7 @@ void for_each_knob(GenPolicy& p, F&& f) {
   f("device", p.device);
   f("focus_ops", p.focus_ops);
   f("exclude_ops", p.exclude_ops);
+  f("templates", p.templates);
 }
 }  // namespace
 
@@ -62,6 +66,10 @@ std::string check_policy_ops(const GenPolicy& policy) {
   for (const auto* list : {&policy.focus_ops, &policy.exclude_ops})
     for (const auto& op : *list)
       if (!find_op(op)) return "unknown op '" + op + "'";
+  const auto& names = template_names();
+  for (const auto& name : policy.templates)
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      return "unknown template '" + name + "' (" + fmt::format("{}", fmt::join(names, ", ")) + ")";
   return "";
 }
 

@@ -24,6 +24,7 @@ struct GenPolicy {
   double p_inplace = 0.25;       // chance per program of an in-place pattern
   double p_template = 0.25;      // chance per program of a realistic block (generator/templates.h),
                                  // none when focus_ops or exclude_ops steer the program
+  std::vector<std::string> templates;  // the blocks drawn from (by name); empty: every one
   int max_outputs = 3;
   // The value policy, per floating data input and per Python-number argument:
   // special values (NaN, +-Inf, -0.0, denormals, the dtype's limits; inputs
@@ -76,7 +77,8 @@ struct GenPolicy {
 std::string policy_from_json(const std::string& text, GenPolicy& policy);
 // Every knob as JSON, in the form policy_from_json reads.
 std::string policy_to_json(const GenPolicy& policy);
-// Checks that every name in focus_ops and exclude_ops is an op: "" or the error.
+// Checks that every name in focus_ops and exclude_ops is an op, and every one
+// in templates a template: "" or the error.
 std::string check_policy_ops(const GenPolicy& policy);
 
 // The policy (by default the default one) for programs over `world` ranks:

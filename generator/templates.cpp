@@ -76,6 +76,27 @@ int written_attention(GenContext& g, int q, int k, int v, bool causal) {
   int probs = g.emit1("softmax", {{"self", ref(scores)}, {"dim", int64_t(-1)}});
   return g.emit1("matmul", {{"self", ref(probs)}, {"other", ref(v)}});
 }
+// The norm after a conv in inference: nn.BatchNorm2d in eval mode (its
+// running stats as params), or torchvision's FrozenBatchNorm2d (x * scale +
+// shift, both [1, C, 1, 1]); the shapes freezing folds into the conv.
+int eval_norm(GenContext& g, int y) {
+  const TensorType t = g.program().type(y);
+  if (g.choices().coin(0.5)) {
+    TensorType feat{t.dtype, {t.shape[1]}};
+    return g.emit1("batch_norm", {{"input", ref(y)},
+                                  {"weight", ref(g.new_param(feat, Init::uniform, 0.5, 1.5))},
+                                  {"bias", ref(g.new_param(feat, Init::uniform, -0.5, 0.5))},
+                                  {"running_mean", ref(g.new_param(feat, Init::uniform, -1, 1))},
+                                  {"running_var", ref(g.new_param(feat, Init::uniform, 0.5, 2))},
+                                  {"training", false},
+                                  {"momentum", 0.1},
+                                  {"eps", 1e-5},
+                                  {"cudnn_enabled", true}});
+  }
+  TensorType channel{t.dtype, {1, t.shape[1], 1, 1}};
+  int scaled = g.emit1("mul", {{"self", ref(y)}, {"other", ref(g.new_param(channel, Init::uniform, 0.5, 1.5))}});
+  return g.emit1("add", {{"self", ref(scaled)}, {"other", ref(g.new_param(channel, Init::uniform, -0.5, 0.5))}});
+}
 }  // namespace
 
 int transformer_block(GenContext& g) {
@@ -121,30 +142,38 @@ int conv_block(GenContext& g) {
   const TensorType xt = g.program().type(x);
   int64_t cin = xt.shape[1], cout = c.coin(0.5) ? cin : dim(g);
   int64_t kernel = xt.shape[2] >= 3 && xt.shape[3] >= 3 && c.coin(0.7) ? 3 : 1;
-  double scale = 1.0 / std::sqrt(static_cast<double>(cin * kernel * kernel));
-  Args conv = {{"input", ref(x)}, {"weight", ref(weight(g, dt, {cout, cin, kernel, kernel}, scale))}};
+  // Depthwise, as in MobileNet, when the channels stay.
+  int64_t groups = cout == cin && cin > 1 && c.coin(0.3) ? cin : 1;
+  double scale = 1.0 / std::sqrt(static_cast<double>(cin / groups * kernel * kernel));
+  Args conv = {{"input", ref(x)}, {"weight", ref(weight(g, dt, {cout, cin / groups, kernel, kernel}, scale))}};
   if (c.coin(0.5)) conv.push_back({"bias", ref(weight(g, dt, {cout}, scale))});
   conv.push_back({"stride", IntList{1, 1}});
   conv.push_back({"padding", IntList{kernel / 2, kernel / 2}});  // "same"
   conv.push_back({"dilation", IntList{1, 1}});
-  conv.push_back({"groups", int64_t(1)});
+  conv.push_back({"groups", groups});
   int y = g.emit1("conv2d", conv);
-  TensorType feat{dt, {cout}};
-  int w = g.new_param(feat, Init::ones, 1, 1), b = g.new_param(feat, Init::zeros, 0, 0);
-  if (xt.shape[0] * xt.shape[2] * xt.shape[3] > 1 && c.coin(0.6)) {
-    y = g.emit1("batch_norm", {{"input", ref(y)},
-                               {"weight", ref(w)},
-                               {"bias", ref(b)},
-                               {"running_mean", None{}},
-                               {"running_var", None{}},
-                               {"training", true},
-                               {"momentum", 0.1},
-                               {"eps", 1e-5},
-                               {"cudnn_enabled", true}});
-  } else if (xt.shape[2] * xt.shape[3] > 1) {
-    y = g.emit1("group_norm", {{"input", ref(y)}, {"num_groups", int64_t(1)}, {"weight", ref(w)}, {"bias", ref(b)}});
+  std::vector<std::string> acts = {"relu", "silu", "gelu"};
+  if (!g.training()) {
+    y = eval_norm(g, y);
+    acts.push_back("hardswish");
+  } else {
+    TensorType feat{dt, {cout}};
+    int w = g.new_param(feat, Init::ones, 1, 1), b = g.new_param(feat, Init::zeros, 0, 0);
+    if (xt.shape[0] * xt.shape[2] * xt.shape[3] > 1 && c.coin(0.6)) {
+      y = g.emit1("batch_norm", {{"input", ref(y)},
+                                 {"weight", ref(w)},
+                                 {"bias", ref(b)},
+                                 {"running_mean", None{}},
+                                 {"running_var", None{}},
+                                 {"training", true},
+                                 {"momentum", 0.1},
+                                 {"eps", 1e-5},
+                                 {"cudnn_enabled", true}});
+    } else if (xt.shape[2] * xt.shape[3] > 1) {
+      y = g.emit1("group_norm", {{"input", ref(y)}, {"num_groups", int64_t(1)}, {"weight", ref(w)}, {"bias", ref(b)}});
+    }
   }
-  y = g.emit1(c.pick(std::vector<std::string>{"relu", "silu", "gelu"}), {{"self", ref(y)}});
+  y = g.emit1(c.pick(acts), {{"self", ref(y)}});
   if (cout == cin && c.coin(0.6)) return g.emit1("add", {{"self", ref(x)}, {"other", ref(y)}});
   if (xt.shape[2] >= 2 && xt.shape[3] >= 2 && c.coin(0.5))
     y = g.emit1("max_pool2d", {{"self", ref(y)}, {"kernel_size", IntList{2, 2}}, {"stride", IntList{2, 2}}});
@@ -214,7 +243,10 @@ const std::vector<std::string>& template_names() {
 }
 
 int random_template(GenContext& g, std::string* name) {
-  size_t i = g.choices().below(template_names().size());
+  const auto& names = template_names();
+  const auto& chosen = g.policy().templates;
+  size_t i = g.choices().below(chosen.empty() ? names.size() : chosen.size());
+  if (!chosen.empty()) i = std::find(names.begin(), names.end(), chosen[i]) - names.begin();
   if (name) *name = template_names()[i];
   switch (i) {
     case 0: return transformer_block(g);

@@ -17,7 +17,9 @@ namespace dlfuzz {
 // written out: matmul, scale, causal mask, softmax, matmul), a residual, and a
 // GELU or SwiGLU MLP with a second residual.
 int transformer_block(GenContext& g);
-// conv2d, batch/group norm, an activation, sometimes a pool, and a residual
+// conv2d (sometimes depthwise), a norm (batch norm on batch stats or group
+// norm in training; eval batch norm or a frozen scale and shift, as deployed
+// models hold, in inference), an activation, sometimes a pool, and a residual
 // when the shapes allow.
 int conv_block(GenContext& g);
 // Token ids through an embedding, a norm, and a linear head to vocabulary
@@ -26,8 +28,9 @@ int embedding_head(GenContext& g);
 // An Elman or GRU-like cell unrolled over 2-4 time steps of [T, B, I].
 int recurrent_cell(GenContext& g);
 
-// The templates by name (for `inspect` and tests), and one of them at random;
-// a template returns -1 when the program's dtypes leave it no room.
+// The templates by name (for `inspect` and tests), and one of them at random
+// (of the policy's `templates` when it names some); a template returns -1 when
+// the program's dtypes leave it no room.
 const std::vector<std::string>& template_names();
 int random_template(GenContext& g, std::string* name = nullptr);
 

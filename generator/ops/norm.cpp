@@ -1,6 +1,7 @@
 // Normalization layers: layer_norm, group_norm, batch_norm, instance_norm,
 // with optional affine params. batch_norm runs either in eval mode on given
-// running stats or in training mode on batch stats with no running stats (so no
+// running stats (mostly params in inference programs, as nn.BatchNorm's
+// buffers) or in training mode on batch stats with no running stats (so no
 // input is mutated); instance_norm always uses the input's stats, without
 // running stats, for the same reason.
 #include "generator/ops/common.h"
@@ -103,6 +104,14 @@ std::string infer_batch_norm(const Program& p, const Node& n, std::vector<Tensor
       return "batch_norm in training mode needs more than one value per channel";
   } else if (!stats || !var) {
     return "batch_norm in eval mode needs running_mean and running_var";
+  } else if (p.is_training()) {
+    // Autograd refuses running stats that require grad, as params do in training.
+    for (const char* name : {"running_mean", "running_var"}) {
+      const auto* ref = std::get_if<ValueRef>(&n.arg(name)->value);
+      const InputDecl* decl = ref ? p.input_of(ref->id) : nullptr;
+      if (decl && decl->kind == InputKind::param)
+        return std::string("batch_norm's ") + name + " cannot be a param in a training program";
+    }
   }
   out = {*in};
   return "";
@@ -226,6 +235,11 @@ bool gen_batch_norm(GenContext& g, const OpSpec& s, Node& n) {
   if (training) {
     n.args.push_back({"running_mean", None{}});
     n.args.push_back({"running_var", None{}});
+  } else if (!g.training() && c.coin(0.7)) {
+    // An inference program's running stats are mostly params, as nn.BatchNorm
+    // holds them in eval mode: what freezing folds into a conv before it.
+    n.args.push_back({"running_mean", ValueRef{g.new_param(feat, Init::uniform, -1, 1)}});
+    n.args.push_back({"running_var", ValueRef{g.new_param(feat, Init::uniform, 0.5, 2)}});
   } else {
     n.args.push_back({"running_mean", ValueRef{g.new_input(feat)}});
     n.args.push_back({"running_var", ValueRef{g.in_domain(g.new_input(feat), Domain::positive)}});

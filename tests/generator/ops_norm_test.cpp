@@ -65,6 +65,29 @@ TEST(OpsNorm, Infer) {
   });
 }
 
+// Eval-mode running stats may be params (nn.BatchNorm's buffers) in inference
+// programs; in training ones autograd refuses them (they would require grad).
+TEST(OpsNorm, BatchNormRunningStatsAsParamsOnlyInInference) {
+  Program p = fixture();
+  int stats = p.add_value("stats", {DType::f32, {4}});
+  for (int v : {3, stats}) {
+    InputDecl d;
+    d.value = v;
+    d.kind = v == 3 ? InputKind::param : InputKind::data;
+    p.inputs.push_back(d);
+  }
+  Node n;
+  n.op = "batch_norm";
+  n.args = bn(2, V(3), V(stats), false);
+  const OpSpec& s = *find_op("batch_norm");
+  std::vector<TensorType> out;
+  EXPECT_EQ(infer_node(s, p, n, out), "");
+  p.train = TrainStep{};
+  EXPECT_EQ(infer_node(s, p, n, out), "batch_norm's running_mean cannot be a param in a training program");
+  n.args = bn(2, V(stats), V(stats), false);
+  EXPECT_EQ(infer_node(s, p, n, out), "");
+}
+
 TEST(OpsLoss, Infer) {
   check({
       {"mse_loss", {{"self", V(0)}, {"target", V(0)}}, "f32[]"},

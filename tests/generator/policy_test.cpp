@@ -40,6 +40,7 @@ TEST(PolicyJson, ErrorsNameWhatIsWrongAndChangeNothing) {
   EXPECT_NE(policy_from_json(R"({"family_weights": {"nope": 1}})", p).find("nope"), std::string::npos);
   EXPECT_NE(policy_from_json(R"({"dtype_weights": {"f128": 1}})", p).find("f128"), std::string::npos);
   EXPECT_NE(policy_from_json(R"({"focus_ops": ["frobnicate"]})", p).find("frobnicate"), std::string::npos);
+  EXPECT_NE(policy_from_json(R"({"templates": ["resnet"]})", p).find("unknown template 'resnet'"), std::string::npos);
   EXPECT_NE(policy_from_json(R"({"max_nodes": "many"})", p), "");
   EXPECT_NE(policy_from_json(R"({"min_nodes": 9, "max_nodes": 3})", p), "");
   EXPECT_EQ(p.hash(), before);
@@ -63,6 +64,25 @@ TEST(PolicySteering, FocusOpsDominateAndExcludedOpsVanish) {
   }
   EXPECT_GE(programs_with_focus, 190);
   EXPECT_GE(focused * 4, total) << "a quarter of all nodes (guards and helpers included)";
+}
+
+// `templates` narrows the realistic blocks drawn: with only the conv block and
+// p_template 1, every program holds its conv; the default hash is unchanged.
+TEST(PolicySteering, TemplatesNameTheBlocksDrawn) {
+  GenPolicy p;
+  const uint64_t before = p.hash();
+  ASSERT_EQ(policy_from_json(R"({"templates": ["conv_block"], "p_template": 1})", p), "");
+  EXPECT_NE(p.hash(), before);
+  p.templates.clear();
+  p.p_template = GenPolicy().p_template;
+  EXPECT_EQ(p.hash(), before);
+  ASSERT_EQ(policy_from_json(R"({"templates": ["conv_block"], "p_template": 1})", p), "");
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Program prog = generate_program(p, seed);
+    ASSERT_EQ(verify(prog), "") << "seed " << seed;
+    ProgramSummary s = summarize(prog);
+    EXPECT_TRUE(s.ops.count("conv2d")) << "seed " << seed;
+  }
 }
 
 }  // namespace
