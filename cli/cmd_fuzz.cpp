@@ -87,10 +87,8 @@ void add_fuzz(CLI::App& app, std::function<int()>* action) {
                   "seed programs: every .dlf under DIR (recursively, e.g. corpus/); half the programs are mutants "
                   "of them, the rest generated");
   cmd->add_option("--sampled", o->sampled,
-                  "RUNNER:N[,RUNNER:N]: also run RUNNER on one PyTorch 2.x program in N, alone (default with the "
-                  "default "
-                  "runners: " +
-                      std::string(kDefaultSampled) + "; 'none': no runner)");
+                  std::string("RUNNER:N[,RUNNER:N]: also run RUNNER on one PyTorch 2.x program in N, alone ") +
+                      "(default with the default runners: " + kDefaultSampled + "; 'none': no runner)");
   add_perf_options(cmd, o->perf, o->perf_threshold);
   add_strict_options(cmd);
   add_policy_options(cmd, o->policy, o->ops, o->target);
