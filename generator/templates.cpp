@@ -76,9 +76,10 @@ int written_attention(GenContext& g, int q, int k, int v, bool causal) {
   int probs = g.emit1("softmax", {{"self", ref(scores)}, {"dim", int64_t(-1)}});
   return g.emit1("matmul", {{"self", ref(probs)}, {"other", ref(v)}});
 }
-// The norm after a conv in inference: nn.BatchNorm2d in eval mode (its
-// running stats as params), or torchvision's FrozenBatchNorm2d (x * scale +
-// shift, both [1, C, 1, 1]); the shapes freezing folds into the conv.
+// The norm after a conv or linear in inference: nn.BatchNorm in eval mode
+// (its running stats as params), or a frozen per-channel scale and shift as
+// torchvision's FrozenBatchNorm2d (x * scale + shift, [1, C, 1, 1] after a
+// conv, [1, C] after a linear); the shapes freezing folds into the layer.
 int eval_norm(GenContext& g, int y) {
   const TensorType t = g.program().type(y);
   if (g.choices().coin(0.5)) {
@@ -93,7 +94,8 @@ int eval_norm(GenContext& g, int y) {
                                   {"eps", 1e-5},
                                   {"cudnn_enabled", true}});
   }
-  TensorType channel{t.dtype, {1, t.shape[1], 1, 1}};
+  TensorType channel{t.dtype, Shape(t.rank(), 1)};
+  channel.shape[1] = t.shape[1];
   int scaled = g.emit1("mul", {{"self", ref(y)}, {"other", ref(g.new_param(channel, Init::uniform, 0.5, 1.5))}});
   return g.emit1("add", {{"self", ref(scaled)}, {"other", ref(g.new_param(channel, Init::uniform, -0.5, 0.5))}});
 }
@@ -180,6 +182,30 @@ int conv_block(GenContext& g) {
   return y;
 }
 
+int mlp_block(GenContext& g) {
+  Choices& c = g.choices();
+  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  int x = start_value(g, 2, {dt, {dim(g) + 1, dim(g)}});
+  int h = linear(g, x, dim(g) + 1, c.coin(0.7));
+  const TensorType ht = g.program().type(h);
+  if (!g.training()) {
+    h = eval_norm(g, h);
+  } else if (ht.shape[0] > 1 && c.coin(0.5)) {
+    TensorType feat{dt, {ht.shape[1]}};
+    h = g.emit1("batch_norm", {{"input", ref(h)},
+                               {"weight", ref(g.new_param(feat, Init::ones, 1, 1))},
+                               {"bias", ref(g.new_param(feat, Init::zeros, 0, 0))},
+                               {"running_mean", None{}},
+                               {"running_var", None{}},
+                               {"training", true},
+                               {"momentum", 0.1},
+                               {"eps", 1e-5},
+                               {"cudnn_enabled", true}});
+  }
+  h = g.emit1(c.pick(std::vector<std::string>{"relu", "gelu", "silu", "sigmoid"}), {{"self", ref(h)}});
+  return linear(g, h, dim(g), c.coin(0.5));
+}
+
 int embedding_head(GenContext& g) {
   Choices& c = g.choices();
   DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
@@ -238,7 +264,8 @@ int recurrent_cell(GenContext& g) {
 }
 
 const std::vector<std::string>& template_names() {
-  static const std::vector<std::string> names = {"transformer_block", "conv_block", "embedding_head", "recurrent_cell"};
+  static const std::vector<std::string> names = {"transformer_block", "conv_block", "embedding_head", "recurrent_cell",
+                                                  "mlp_block"};
   return names;
 }
 
@@ -252,7 +279,8 @@ int random_template(GenContext& g, std::string* name) {
     case 0: return transformer_block(g);
     case 1: return conv_block(g);
     case 2: return embedding_head(g);
-    default: return recurrent_cell(g);
+    case 3: return recurrent_cell(g);
+    default: return mlp_block(g);
   }
 }
 

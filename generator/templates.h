@@ -22,6 +22,11 @@ int transformer_block(GenContext& g);
 // models hold, in inference), an activation, sometimes a pool, and a residual
 // when the shapes allow.
 int conv_block(GenContext& g);
+// An MLP layer as tabular and recommendation models deploy it: linear, a norm
+// (batch norm on batch stats, sometimes, in training; in inference eval batch
+// norm or a frozen scale and shift, which freezing folds into the linear), an
+// activation, and a second linear.
+int mlp_block(GenContext& g);
 // Token ids through an embedding, a norm, and a linear head to vocabulary
 // logits as [B*T, V] (the shape cross_entropy takes).
 int embedding_head(GenContext& g);

@@ -27,7 +27,8 @@ TEST(Templates, EveryTemplateBuildsValidBlocks) {
       {"transformer_block", {"linear", "reshape", "transpose", "add"}},
       {"conv_block", {"conv2d"}},
       {"embedding_head", {"embedding", "reshape"}},
-      {"recurrent_cell", {"select", "tanh", "linear"}}};
+      {"recurrent_cell", {"select", "tanh", "linear"}},
+      {"mlp_block", {"linear"}}};
   std::map<std::string, int> built;
   std::set<std::string> attention_ops;
   for (Target target : {Target::torch113, Target::torch2}) {
@@ -65,56 +66,62 @@ TEST(Templates, EveryTemplateBuildsValidBlocks) {
   EXPECT_EQ(attention_ops.size(), 5u);  // SDPA and written-out attention, RMS norm, both MLPs
 }
 
-// What deployed conv nets hold and freezing folds into the conv: in inference
-// programs the conv block's norm is eval batch norm on params or a frozen
-// per-channel scale and shift; training programs keep batch stats.
-TEST(Templates, ConvBlockInInferenceHoldsWhatFreezingFolds) {
-  int eval_bn = 0, scale_shift = 0, depthwise = 0;
-  for (Target target : {Target::torch113, Target::torch2}) {
-    for (uint64_t seed = 0; seed < 400; ++seed) {
-      GenPolicy policy;
-      Program p;
-      p.target = target;
-      bool training = seed % 2;
-      if (training) p.train = TrainStep{};
-      SeededChoices c(seed);
-      GenContext g(p, c, policy);
-      int out = conv_block(g);
-      ASSERT_GE(out, 0) << "seed " << seed;
-      p.body.yields = {out};
-      p.train.reset();
-      canonicalize(p);
-      ASSERT_EQ(verify(p), "") << "seed " << seed;
-      auto is_param = [&](const Arg* a) {
-        const auto* ref = a ? std::get_if<ValueRef>(&a->value) : nullptr;
-        const InputDecl* d = ref ? p.input_of(ref->id) : nullptr;
-        return d && d->kind == InputKind::param;
-      };
-      bool eval_norm = false;
-      for_each_node(p.body, [&](const Node& n) {
-        if (n.op == "conv2d" && std::get<int64_t>(n.arg("groups")->value) > 1) ++depthwise;
-        if (n.op == "batch_norm") {
-          bool eval = !std::get<bool>(n.arg("training")->value);
-          EXPECT_EQ(eval, !training) << "seed " << seed;
-          if (eval) {
-            EXPECT_TRUE(is_param(n.arg("running_mean")) && is_param(n.arg("running_var"))) << "seed " << seed;
-            eval_norm = true;
-            ++eval_bn;
+// What deployed conv nets and MLPs hold and freezing folds into the layer:
+// in inference programs the conv and MLP blocks' norm is eval batch norm on
+// params or a frozen per-channel scale and shift; training keeps batch stats.
+TEST(Templates, InferenceBlocksHoldWhatFreezingFolds) {
+  for (auto [name, block] : {std::pair{"conv_block", conv_block}, std::pair{"mlp_block", mlp_block}}) {
+    int eval_bn = 0, scale_shift = 0, depthwise = 0;
+    for (Target target : {Target::torch113, Target::torch2}) {
+      for (uint64_t seed = 0; seed < 400; ++seed) {
+        GenPolicy policy;
+        Program p;
+        p.target = target;
+        bool training = seed % 2;
+        if (training) p.train = TrainStep{};
+        SeededChoices c(seed);
+        GenContext g(p, c, policy);
+        int out = block(g);
+        ASSERT_GE(out, 0) << name << " seed " << seed;
+        p.body.yields = {out};
+        p.train.reset();
+        canonicalize(p);
+        ASSERT_EQ(verify(p), "") << name << " seed " << seed;
+        auto is_param = [&](const Arg* a) {
+          const auto* ref = a ? std::get_if<ValueRef>(&a->value) : nullptr;
+          const InputDecl* d = ref ? p.input_of(ref->id) : nullptr;
+          return d && d->kind == InputKind::param;
+        };
+        bool eval_norm = false;
+        for_each_node(p.body, [&](const Node& n) {
+          if (n.op == "conv2d" && std::get<int64_t>(n.arg("groups")->value) > 1) ++depthwise;
+          if (n.op == "batch_norm") {
+            bool eval = !std::get<bool>(n.arg("training")->value);
+            EXPECT_EQ(eval, !training) << name << " seed " << seed;
+            if (eval) {
+              EXPECT_TRUE(is_param(n.arg("running_mean")) && is_param(n.arg("running_var"))) << name << " " << seed;
+              eval_norm = true;
+              ++eval_bn;
+            }
           }
-        }
-        if (n.op == "mul" && is_param(n.arg("other"))) {
-          const TensorType& t = p.type(std::get<ValueRef>(n.arg("other")->value).id);
-          EXPECT_EQ(t.shape, (Shape{1, p.type(n.outputs[0]).shape[1], 1, 1})) << "seed " << seed;
-          eval_norm = true;
-          ++scale_shift;
-        }
-      });
-      EXPECT_EQ(eval_norm, !training) << "seed " << seed;
+          if (n.op == "mul" && is_param(n.arg("other"))) {
+            const TensorType& out = p.type(n.outputs[0]);
+            Shape channel(out.rank(), 1);
+            channel[1] = out.shape[1];
+            EXPECT_EQ(p.type(std::get<ValueRef>(n.arg("other")->value).id).shape, channel) << name << " " << seed;
+            eval_norm = true;
+            ++scale_shift;
+          }
+        });
+        EXPECT_EQ(eval_norm, !training) << name << " seed " << seed;
+      }
+    }
+    EXPECT_GT(eval_bn, 100) << name;
+    EXPECT_GT(scale_shift, 100) << name;
+    if (std::string(name) == "conv_block") {
+      EXPECT_GT(depthwise, 30);
     }
   }
-  EXPECT_GT(eval_bn, 100);
-  EXPECT_GT(scale_shift, 100);
-  EXPECT_GT(depthwise, 30);
 }
 
 TEST(Templates, GeneratedProgramsMixThemIn) {
