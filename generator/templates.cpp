@@ -76,6 +76,21 @@ int written_attention(GenContext& g, int q, int k, int v, bool causal) {
   int probs = g.emit1("softmax", {{"self", ref(scores)}, {"dim", int64_t(-1)}});
   return g.emit1("matmul", {{"self", ref(probs)}, {"other", ref(v)}});
 }
+// F.batch_norm spelled out (ATen's has no defaults): on batch stats when no
+// running stats are given, else in eval mode on them.
+int batch_norm(GenContext& g, int x, int w, int b, ArgValue mean = None{}, ArgValue var = None{}) {
+  bool training = std::holds_alternative<None>(mean);
+  return g.emit1("batch_norm", {{"input", ref(x)},
+                                {"weight", ref(w)},
+                                {"bias", ref(b)},
+                                {"running_mean", mean},
+                                {"running_var", var},
+                                {"training", training},
+                                {"momentum", 0.1},
+                                {"eps", 1e-5},
+                                {"cudnn_enabled", true}});
+}
+
 // The norm after a conv or linear in inference: nn.BatchNorm in eval mode
 // (its running stats as params), or a frozen per-channel scale and shift as
 // torchvision's FrozenBatchNorm2d (x * scale + shift, [1, C, 1, 1] after a
@@ -84,15 +99,11 @@ int eval_norm(GenContext& g, int y) {
   const TensorType t = g.program().type(y);
   if (g.choices().coin(0.5)) {
     TensorType feat{t.dtype, {t.shape[1]}};
-    return g.emit1("batch_norm", {{"input", ref(y)},
-                                  {"weight", ref(g.new_param(feat, Init::uniform, 0.5, 1.5))},
-                                  {"bias", ref(g.new_param(feat, Init::uniform, -0.5, 0.5))},
-                                  {"running_mean", ref(g.new_param(feat, Init::uniform, -1, 1))},
-                                  {"running_var", ref(g.new_param(feat, Init::uniform, 0.5, 2))},
-                                  {"training", false},
-                                  {"momentum", 0.1},
-                                  {"eps", 1e-5},
-                                  {"cudnn_enabled", true}});
+    int w = g.new_param(feat, Init::uniform, 0.5, 1.5);
+    int b = g.new_param(feat, Init::uniform, -0.5, 0.5);
+    int mean = g.new_param(feat, Init::uniform, -1, 1);
+    int var = g.new_param(feat, Init::uniform, 0.5, 2);
+    return batch_norm(g, y, w, b, ref(mean), ref(var));
   }
   TensorType channel{t.dtype, Shape(t.rank(), 1)};
   channel.shape[1] = t.shape[1];
@@ -162,15 +173,7 @@ int conv_block(GenContext& g) {
     TensorType feat{dt, {cout}};
     int w = g.new_param(feat, Init::ones, 1, 1), b = g.new_param(feat, Init::zeros, 0, 0);
     if (xt.shape[0] * xt.shape[2] * xt.shape[3] > 1 && c.coin(0.6)) {
-      y = g.emit1("batch_norm", {{"input", ref(y)},
-                                 {"weight", ref(w)},
-                                 {"bias", ref(b)},
-                                 {"running_mean", None{}},
-                                 {"running_var", None{}},
-                                 {"training", true},
-                                 {"momentum", 0.1},
-                                 {"eps", 1e-5},
-                                 {"cudnn_enabled", true}});
+      y = batch_norm(g, y, w, b);
     } else if (xt.shape[2] * xt.shape[3] > 1) {
       y = g.emit1("group_norm", {{"input", ref(y)}, {"num_groups", int64_t(1)}, {"weight", ref(w)}, {"bias", ref(b)}});
     }
@@ -192,15 +195,9 @@ int mlp_block(GenContext& g) {
     h = eval_norm(g, h);
   } else if (ht.shape[0] > 1 && c.coin(0.5)) {
     TensorType feat{dt, {ht.shape[1]}};
-    h = g.emit1("batch_norm", {{"input", ref(h)},
-                               {"weight", ref(g.new_param(feat, Init::ones, 1, 1))},
-                               {"bias", ref(g.new_param(feat, Init::zeros, 0, 0))},
-                               {"running_mean", None{}},
-                               {"running_var", None{}},
-                               {"training", true},
-                               {"momentum", 0.1},
-                               {"eps", 1e-5},
-                               {"cudnn_enabled", true}});
+    int w = g.new_param(feat, Init::ones, 1, 1);
+    int b = g.new_param(feat, Init::zeros, 0, 0);
+    h = batch_norm(g, h, w, b);
   }
   h = g.emit1(c.pick(std::vector<std::string>{"relu", "gelu", "silu", "sigmoid"}), {{"self", ref(h)}});
   return linear(g, h, dim(g), c.coin(0.5));
