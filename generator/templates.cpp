@@ -76,6 +76,7 @@ int written_attention(GenContext& g, int q, int k, int v, bool causal) {
   int probs = g.emit1("softmax", {{"self", ref(scores)}, {"dim", int64_t(-1)}});
   return g.emit1("matmul", {{"self", ref(probs)}, {"other", ref(v)}});
 }
+
 // F.batch_norm spelled out (ATen's has no defaults): on batch stats when no
 // running stats are given, else in eval mode on them.
 int batch_norm(GenContext& g, int x, int w, int b, ArgValue mean = None{}, ArgValue var = None{}) {
