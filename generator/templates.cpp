@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace dlfuzz {
@@ -261,25 +262,36 @@ int recurrent_cell(GenContext& g) {
   return g.emit1("stack", {{"tensors", ValueList{outs}}, {"dim", int64_t(0)}});
 }
 
+namespace {
+// Every template by name, in the order the random draw indexes them.
+struct Template {
+  const char* name;
+  int (*build)(GenContext&);
+};
+const Template kTemplates[] = {{"transformer_block", transformer_block},
+                               {"conv_block", conv_block},
+                               {"embedding_head", embedding_head},
+                               {"recurrent_cell", recurrent_cell},
+                               {"mlp_block", mlp_block}};
+}  // namespace
+
 const std::vector<std::string>& template_names() {
-  static const std::vector<std::string> names = {"transformer_block", "conv_block", "embedding_head", "recurrent_cell",
-                                                  "mlp_block"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const auto& t : kTemplates) all.push_back(t.name);
+    return all;
+  }();
   return names;
 }
 
 int random_template(GenContext& g, std::string* name) {
-  const auto& names = template_names();
-  const auto& chosen = g.policy().templates;
-  size_t i = g.choices().below(chosen.empty() ? names.size() : chosen.size());
-  if (!chosen.empty()) i = std::find(names.begin(), names.end(), chosen[i]) - names.begin();
-  if (name) *name = template_names()[i];
-  switch (i) {
-    case 0: return transformer_block(g);
-    case 1: return conv_block(g);
-    case 2: return embedding_head(g);
-    case 3: return recurrent_cell(g);
-    default: return mlp_block(g);
-  }
+  const auto& chosen = g.policy().templates;  // names check_policy_ops accepted
+  std::string picked = chosen.empty() ? kTemplates[g.choices().below(std::size(kTemplates))].name
+                                      : chosen[g.choices().below(chosen.size())];
+  if (name) *name = picked;
+  for (const auto& t : kTemplates)
+    if (picked == t.name) return t.build(g);
+  return -1;
 }
 
 }  // namespace dlfuzz
