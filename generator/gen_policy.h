@@ -58,7 +58,8 @@ struct GenPolicy {
       {"conv", 5},    {"pool", 3},        {"norm", 5},     {"embedding", 1},  {"loss", 1},
       {"inplace", 4}, {"collective", 0},  {"factory", 3},  {"index", 6},      {"scan", 3},
       {"pad", 3},     {"einsum", 1.5},    {"upsample", 2}, {"attention", 1.5},  // attention: torch2 programs only
-      {"dynamic", 2}, {"subscript", 3},   {"foreach", 2},  {"random", 1.5}, {"bitcast", 2}};  // bitcast: torch2 programs only
+      {"dynamic", 2}, {"subscript", 3},   {"foreach", 2},  {"random", 1.5}, {"bitcast", 2},  // bitcast: torch2 programs only
+      {"quantize", 1}};
 
   // Steering: ops to focus on (drawn for most ops when not empty) and ops
   // never drawn. Helper ops a generate function emits (guards, index

@@ -57,14 +57,16 @@ int split_heads(GenContext& g, int x, int64_t heads) {
   return g.emit1("transpose", {{"self", ref(r)}, {"dim0", int64_t(1)}, {"dim1", int64_t(2)}});
 }
 
-// Attention as people wrote it before SDPA: q k^T / sqrt(hd), a causal mask
-// filled with -inf (or a large negative number), softmax, times v.
-int written_attention(GenContext& g, int q, int k, int v, bool causal) {
+// Attention as people wrote it before SDPA: q k^T / sqrt(hd), a learned
+// position bias added (when `bias` >= 0) or a causal mask filled with -inf (or a
+// large negative number), softmax, times v.
+int written_attention(GenContext& g, int q, int k, int v, bool causal, int bias) {
   Choices& c = g.choices();
   const TensorType qt = g.program().type(q);
   int kt = g.emit1("transpose", {{"self", ref(k)}, {"dim0", int64_t(-2)}, {"dim1", int64_t(-1)}});
   int scores = g.emit1("matmul", {{"self", ref(q)}, {"other", ref(kt)}});
   scores = g.emit1("mul", {{"self", ref(scores)}, {"other", 1.0 / std::sqrt(static_cast<double>(qt.shape.back()))}});
+  if (bias >= 0) scores = g.emit1("add", {{"self", ref(scores)}, {"other", ref(bias)}});
   if (causal) {
     int ones = g.emit1("ones_like", {{"self", ref(scores)}});
     int lower = g.emit1("tril", {{"self", ref(ones)}});
@@ -112,6 +114,52 @@ int eval_norm(GenContext& g, int y) {
   int scaled = g.emit1("mul", {{"self", ref(y)}, {"other", ref(g.new_param(channel, Init::uniform, 0.5, 1.5))}});
   return g.emit1("add", {{"self", ref(scaled)}, {"other", ref(g.new_param(channel, Init::uniform, -0.5, 0.5))}});
 }
+
+// nn.Conv2d with stride 1 and "same" padding: weight [out, C/groups, k, k]
+// scaled like its default init, bias sometimes.
+int conv2d(GenContext& g, int x, int64_t out, int64_t kernel, int64_t groups) {
+  const TensorType t = g.program().type(x);
+  int64_t cin = t.shape[1];
+  double scale = 1.0 / std::sqrt(static_cast<double>(cin / groups * kernel * kernel));
+  Args conv = {{"input", ref(x)}, {"weight", ref(weight(g, t.dtype, {out, cin / groups, kernel, kernel}, scale))}};
+  if (g.choices().coin(0.5)) conv.push_back({"bias", ref(weight(g, t.dtype, {out}, scale))});
+  conv.push_back({"stride", IntList{1, 1}});
+  conv.push_back({"padding", IntList{kernel / 2, kernel / 2}});
+  conv.push_back({"dilation", IntList{1, 1}});
+  conv.push_back({"groups", groups});
+  return g.emit1("conv2d", conv);
+}
+
+// The norm after a conv: in inference what deployed models hold (eval_norm);
+// in training batch norm on batch stats, else group norm, where the map has
+// more than one value per channel to normalize.
+int conv_norm(GenContext& g, int y) {
+  if (!g.training()) return eval_norm(g, y);
+  const TensorType t = g.program().type(y);
+  TensorType feat{t.dtype, {t.shape[1]}};
+  int w = g.new_param(feat, Init::ones, 1, 1), b = g.new_param(feat, Init::zeros, 0, 0);
+  if (t.shape[0] * t.shape[2] * t.shape[3] > 1 && g.choices().coin(0.6)) return batch_norm(g, y, w, b);
+  if (t.shape[2] * t.shape[3] > 1)
+    return g.emit1("group_norm", {{"input", ref(y)}, {"num_groups", int64_t(1)}, {"weight", ref(w)}, {"bias", ref(b)}});
+  return y;
+}
+
+// torch.ao's FakeQuantize on a value: x rounded to a grid of `qmin..qmax` with
+// step `scale` and back. The kernels make an int64 of x / scale: a NaN or a
+// huge value there is undefined, so such a value is made finite first.
+int fake_quantize(GenContext& g, int x, double scale, int64_t zero_point, int64_t qmin, int64_t qmax) {
+  if (g.may_be_nan(x)) x = g.emit1("nan_to_num", {{"self", ref(x)}});
+  if (!g.range_of(x).within(-1e4, 1e4)) x = g.emit1("clamp", {{"self", ref(x)}, {"min", -1e3}, {"max", 1e3}});
+  return g.emit1(
+      "fake_quantize_per_tensor_affine",
+      {{"self", ref(x)}, {"scale", scale}, {"zero_point", zero_point}, {"quant_min", qmin}, {"quant_max", qmax}});
+}
+
+// A uint8 activation's observed range, as an observer's scale and zero point.
+int quantize_activation(GenContext& g, int x) {
+  Choices& c = g.choices();
+  return fake_quantize(g, x, c.pick(std::vector<double>{0.01, 0.02, 0.05, 0.1}), c.range(0, 255), 0, 255);
+}
 }  // namespace
 
 int transformer_block(GenContext& g) {
@@ -128,10 +176,18 @@ int transformer_block(GenContext& g) {
   int q = split_heads(g, linear(g, h, d, bias), heads);
   int k = split_heads(g, linear(g, h, d, bias), heads);
   int v = split_heads(g, linear(g, h, d, bias), heads);
-  int a = g.program().target == Target::torch2 && c.coin(0.6)
-              ? g.emit1("scaled_dot_product_attention",
-                        {{"query", ref(q)}, {"key", ref(k)}, {"value", ref(v)}, {"is_causal", causal}})
-              : written_attention(g, q, k, v, causal);
+  // A learned position bias [T, T] added to the scores (T5, ALiBi), where not causal.
+  int bias_param = -1;
+  if (!causal && c.coin(0.4)) bias_param = weight(g, dt, {xt.shape[1], xt.shape[1]}, 1.0);
+  int a;
+  if (g.program().target == Target::torch2 && c.coin(0.6)) {
+    Args sdpa = {{"query", ref(q)}, {"key", ref(k)}, {"value", ref(v)}};
+    if (bias_param >= 0) sdpa.push_back({"attn_mask", ref(bias_param)});
+    sdpa.push_back({"is_causal", causal});
+    a = g.emit1("scaled_dot_product_attention", sdpa);
+  } else {
+    a = written_attention(g, q, k, v, causal, bias_param);
+  }
   a = g.emit1("transpose", {{"self", ref(a)}, {"dim0", int64_t(1)}, {"dim1", int64_t(2)}});
   a = g.emit1("reshape", {{"self", ref(a)}, {"shape", IntList{xt.shape[0], xt.shape[1], d}}});
   int r = g.emit1("add", {{"self", ref(x)}, {"other", ref(linear(g, a, d, bias))}});
@@ -159,32 +215,44 @@ int conv_block(GenContext& g) {
   int64_t kernel = xt.shape[2] >= 3 && xt.shape[3] >= 3 && c.coin(0.7) ? 3 : 1;
   // Depthwise, as in MobileNet, when the channels stay.
   int64_t groups = cout == cin && cin > 1 && c.coin(0.3) ? cin : 1;
-  double scale = 1.0 / std::sqrt(static_cast<double>(cin / groups * kernel * kernel));
-  Args conv = {{"input", ref(x)}, {"weight", ref(weight(g, dt, {cout, cin / groups, kernel, kernel}, scale))}};
-  if (c.coin(0.5)) conv.push_back({"bias", ref(weight(g, dt, {cout}, scale))});
-  conv.push_back({"stride", IntList{1, 1}});
-  conv.push_back({"padding", IntList{kernel / 2, kernel / 2}});  // "same"
-  conv.push_back({"dilation", IntList{1, 1}});
-  conv.push_back({"groups", groups});
-  int y = g.emit1("conv2d", conv);
+  int y = conv_norm(g, conv2d(g, x, cout, kernel, groups));
   std::vector<std::string> acts = {"relu", "silu", "gelu"};
-  if (!g.training()) {
-    y = eval_norm(g, y);
-    acts.push_back("hardswish");
-  } else {
-    TensorType feat{dt, {cout}};
-    int w = g.new_param(feat, Init::ones, 1, 1), b = g.new_param(feat, Init::zeros, 0, 0);
-    if (xt.shape[0] * xt.shape[2] * xt.shape[3] > 1 && c.coin(0.6)) {
-      y = batch_norm(g, y, w, b);
-    } else if (xt.shape[2] * xt.shape[3] > 1) {
-      y = g.emit1("group_norm", {{"input", ref(y)}, {"num_groups", int64_t(1)}, {"weight", ref(w)}, {"bias", ref(b)}});
-    }
-  }
+  if (!g.training()) acts.push_back("hardswish");
   y = g.emit1(c.pick(acts), {{"self", ref(y)}});
   if (cout == cin && c.coin(0.6)) return g.emit1("add", {{"self", ref(x)}, {"other", ref(y)}});
   if (xt.shape[2] >= 2 && xt.shape[3] >= 2 && c.coin(0.5))
     y = g.emit1("max_pool2d", {{"self", ref(y)}, {"kernel_size", IntList{2, 2}}, {"stride", IntList{2, 2}}});
   return y;
+}
+
+int decoder_block(GenContext& g) {
+  Choices& c = g.choices();
+  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  int x = start_value(g, 4, {dt, {dim(g), dim(g), dim(g), dim(g)}});
+  const TensorType xt = g.program().type(x);
+  int64_t cout = dim(g);
+  Shape big = {xt.shape[0], cout, 2 * xt.shape[2], 2 * xt.shape[3]};
+  int up;
+  if (c.coin(0.5)) {  // nn.ConvTranspose2d(C, out, 2, stride=2)
+    double scale = 1.0 / std::sqrt(static_cast<double>(cout * 4));
+    Args args = {{"input", ref(x)}, {"weight", ref(weight(g, dt, {xt.shape[1], cout, 2, 2}, scale))}};
+    if (c.coin(0.5)) args.push_back({"bias", ref(weight(g, dt, {cout}, scale))});
+    args.push_back({"stride", IntList{2, 2}});
+    args.push_back({"padding", IntList{0, 0}});
+    up = g.emit1("conv_transpose2d", args);
+  } else {  // nn.Upsample(scale_factor=2) then a 1x1 conv to the decoder's channels
+    Args args = {{"self", ref(x)}, {"output_size", IntList{big[2], big[3]}}};
+    std::string mode = c.coin(0.5) ? "upsample_nearest2d" : "upsample_bilinear2d";
+    if (mode == "upsample_bilinear2d") args.push_back({"align_corners", c.coin(0.5)});
+    up = conv2d(g, g.emit1(mode, args), cout, 1, 1);
+  }
+  // The encoder's feature map at the larger size: concatenated on channels
+  // (UNet), or added after a 1x1 lateral conv (FPN).
+  int skip = g.new_input({dt, {big[0], dim(g), big[2], big[3]}});
+  int joined = c.coin(0.6) ? g.emit1("cat", {{"tensors", ValueList{{up, skip}}}, {"dim", int64_t(1)}})
+                           : g.emit1("add", {{"self", ref(up)}, {"other", ref(conv2d(g, skip, cout, 1, 1))}});
+  int y = conv_norm(g, conv2d(g, joined, cout, 3, 1));
+  return g.emit1(c.coin(0.7) ? "relu" : "silu", {{"self", ref(y)}});
 }
 
 int mlp_block(GenContext& g) {
@@ -203,6 +271,36 @@ int mlp_block(GenContext& g) {
   }
   h = g.emit1(c.pick(std::vector<std::string>{"relu", "gelu", "silu", "sigmoid"}), {{"self", ref(h)}});
   return linear(g, h, dim(g), c.coin(0.5));
+}
+
+int qat_block(GenContext& g) {
+  Choices& c = g.choices();
+  DType dt = g.random_float_dtype(false);  // fake quantization has no f16/bf16 in 1.13
+  bool conv = c.coin(0.5);
+  int x = conv ? start_value(g, 4, {dt, {dim(g), dim(g), dim(g) + 2, dim(g) + 2}})
+               : start_value(g, 2, {dt, {dim(g) + 1, dim(g)}});
+  const TensorType xt = g.program().type(x);
+  int64_t cin = xt.shape[1], cout = dim(g),
+          kernel = conv && xt.shape[2] >= 3 && xt.shape[3] >= 3 && c.coin(0.6) ? 3 : 1;
+  Shape wshape = conv ? Shape{cout, cin, kernel, kernel} : Shape{cout, cin};
+  double bound = 1.0 / std::sqrt(static_cast<double>(cin * kernel * kernel));
+  int w = weight(g, dt, wshape, bound);
+  // Weights symmetric per tensor: int8 (full or restricted range) or int4;
+  // the scale an observer of the init range would give.
+  int64_t qmax = c.pick(std::vector<int64_t>{127, 127, 7});
+  int64_t qmin = qmax == 7 ? -8 : (c.coin(0.5) ? -128 : -127);
+  int wq = fake_quantize(g, w, bound / static_cast<double>(qmax), 0, qmin, qmax);
+  Args args = {{"input", ref(quantize_activation(g, x))}, {"weight", ref(wq)}};
+  if (c.coin(0.6)) args.push_back({"bias", ref(weight(g, dt, {cout}, bound))});
+  if (conv) {
+    args.push_back({"stride", IntList{1, 1}});
+    args.push_back({"padding", IntList{kernel / 2, kernel / 2}});
+    args.push_back({"dilation", IntList{1, 1}});
+    args.push_back({"groups", int64_t(1)});
+  }
+  int y = g.emit1(conv ? "conv2d" : "linear", args);
+  y = g.emit1(c.pick(std::vector<std::string>{"relu", "relu", "hardswish", "silu"}), {{"self", ref(y)}});
+  return quantize_activation(g, y);
 }
 
 int embedding_head(GenContext& g) {
@@ -272,7 +370,9 @@ const Template kTemplates[] = {{"transformer_block", transformer_block},
                                {"conv_block", conv_block},
                                {"embedding_head", embedding_head},
                                {"recurrent_cell", recurrent_cell},
-                               {"mlp_block", mlp_block}};
+                               {"mlp_block", mlp_block},
+                               {"decoder_block", decoder_block},
+                               {"qat_block", qat_block}};
 }  // namespace
 
 const std::vector<std::string>& template_names() {

@@ -326,9 +326,10 @@ TEST(Generator, DistributedProgramsOverManySeeds) {
     EXPECT_GT(training, 60) << "world " << world;
     EXPECT_GT(tensor_parallel, 30) << "world " << world;
     EXPECT_GT(uneven, 10) << "world " << world;
-    // (Index helpers and factory ops made programs longer: a collective is as
-    // likely per op as before, a little less per program.)
-    EXPECT_GT(with_collectives, 100) << "world " << world;
+    // (Index helpers, factory ops and new families made programs longer or
+    // diluted the draw: a collective is a little less likely per program; at
+    // world 8, where fewer shapes split evenly, 100 of 400.)
+    EXPECT_GT(with_collectives, 90) << "world " << world;
     EXPECT_GT(sharded_inference, 100) << "world " << world;
     for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"})
       EXPECT_GT(collectives[op], 5) << op << " at world " << world;

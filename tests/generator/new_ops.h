@@ -26,17 +26,18 @@ inline GenPolicy new_ops_policy() {
 }
 
 // Issue 19's second part, what the generator can express: transposed convs,
-// instance_norm, einsum and resizing (F.interpolate).
+// instance_norm, einsum and resizing (F.interpolate); and QAT's fake quantization.
 inline const std::vector<std::string> kExpressiveOps = {
     "conv_transpose1d",   "conv_transpose2d",   "instance_norm",     "einsum",
-    "upsample_nearest1d", "upsample_nearest2d", "upsample_linear1d", "upsample_bilinear2d"};
+    "upsample_nearest1d", "upsample_nearest2d", "upsample_linear1d", "upsample_bilinear2d",
+    "fake_quantize_per_tensor_affine"};
 
 // Their families weigh 8, every other family 1 (collectives 0).
 inline GenPolicy expressive_ops_policy() {
   GenPolicy policy;
   for (auto& [family, w] : policy.family_weights) w = 1;
   policy.family_weights["collective"] = 0;
-  for (const char* f : {"conv", "norm", "einsum", "upsample"}) policy.family_weights[f] = 8;
+  for (const char* f : {"conv", "norm", "einsum", "upsample", "quantize"}) policy.family_weights[f] = 8;
   return policy;
 }
 

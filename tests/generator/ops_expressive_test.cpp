@@ -1,4 +1,5 @@
-// conv_transpose1d/2d, instance_norm, einsum and the upsample ops: type rules
+// conv_transpose1d/2d, instance_norm, einsum, the upsample ops and fake
+// quantization: type rules
 // (checked against torch 2.x), their Python and TorchScript spellings, and over
 // many seeds every one is generated, its programs verify and round-trip
 // through .dlf.
@@ -146,6 +147,37 @@ TEST(OpsUpsample, PythonAndTorchScriptSpellings) {
   std::string ts = emit_torchscript(r.program);
   EXPECT_NE(ts.find("torch.upsample_bilinear2d(x0, output_size=[4, 5], align_corners=False)"), std::string::npos) << ts;
   EXPECT_EQ(ts.find("mode="), std::string::npos) << ts;
+}
+
+// Fake quantization: the type rule holds the qparams to what ATen checks;
+// Python passes them positionally, as QAT code calls it, and TorchScript by
+// ATen's names.
+TEST(OpsFakeQuantize, InferAndSpellings) {
+  auto fq = [](int v, double scale, int64_t zp, int64_t lo, int64_t hi) {
+    return std::vector<Arg>{{"self", V(v)}, {"scale", scale}, {"zero_point", zp}, {"quant_min", lo}, {"quant_max", hi}};
+  };
+  const char* op = "fake_quantize_per_tensor_affine";
+  check({
+      {op, fq(0, 0.1, 3, 0, 255), "f32[2,3,5]"},
+      {op, fq(3, 0.05, 0, -8, 7), "f32[1,2,3,3]"},
+      {op, fq(0, 0.1, 300, 0, 255), "error"},  // zero point outside the grid
+      {op, fq(0, 0.0, 0, 0, 255), "error"},    // scale must be positive
+      {op, fq(0, 0.1, 0, 5, 4), "error"},      // quant_min above quant_max
+      {op, fq(7, 0.1, 0, 0, 255), "error"},    // float only
+  });
+  const char* text =
+      "dlfuzz 1 seed=0 policy=0000000000000000 mode=infer device=cpu world=1 plan=none\n"
+      "input %x0 : f32[2,3] range(-2.0,2.0)\n"
+      "%1 : f32[2,3] = fake_quantize_per_tensor_affine %x0, scale=0.05, zero_point=-3, quant_min=-8, quant_max=7\n"
+      "return %1\n";
+  ParseResult r = parse_program(text, "t.dlf");
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  std::string py = emit_function(r.program, "f", false);
+  EXPECT_NE(py.find("torch.fake_quantize_per_tensor_affine(x0, 0.05, -3, -8, 7)"), std::string::npos) << py;
+  std::string ts = emit_torchscript(r.program);
+  EXPECT_NE(ts.find("torch.fake_quantize_per_tensor_affine(x0, scale=0.05, zero_point=-3, quant_min=-8, quant_max=7)"),
+            std::string::npos)
+      << ts;
 }
 
 // Each op placed many times into small programs (inference and training)

@@ -28,11 +28,14 @@ TEST(Templates, EveryTemplateBuildsValidBlocks) {
       {"conv_block", {"conv2d"}},
       {"embedding_head", {"embedding", "reshape"}},
       {"recurrent_cell", {"select", "tanh", "linear"}},
-      {"mlp_block", {"linear"}}};
+      {"mlp_block", {"linear"}},
+      {"decoder_block", {"conv2d"}},
+      {"qat_block", {"fake_quantize_per_tensor_affine"}}};
   std::map<std::string, int> built;
   std::set<std::string> attention_ops;
+  int position_bias = 0;
   for (Target target : {Target::torch113, Target::torch2}) {
-    for (uint64_t seed = 0; seed < 400; ++seed) {
+    for (uint64_t seed = 0; seed < 600; ++seed) {
       GenPolicy policy;
       Program p;
       p.target = target;
@@ -54,23 +57,55 @@ TEST(Templates, EveryTemplateBuildsValidBlocks) {
       if (name == "transformer_block") {
         bool attention = ops.count("softmax") || ops.count("scaled_dot_product_attention");
         EXPECT_TRUE(attention) << "seed " << seed;
-        if (target == Target::torch113)
+        if (target == Target::torch113) {
           EXPECT_FALSE(ops.count("scaled_dot_product_attention") || ops.count("rms_norm"));
+        }
         for (const char* op : {"scaled_dot_product_attention", "rms_norm", "masked_fill", "silu", "gelu"})
           if (ops.count(op)) attention_ops.insert(op);
+        // A learned position bias: a [T, T] param as SDPA's mask or added to the scores.
+        for_each_node(p.body, [&](const Node& n) {
+          const Arg* a = n.op == "scaled_dot_product_attention" ? n.arg("attn_mask")
+                         : n.op == "add"                        ? n.arg("other")
+                                                                : nullptr;
+          const auto* r = a ? std::get_if<ValueRef>(&a->value) : nullptr;
+          const InputDecl* d = r ? p.input_of(r->id) : nullptr;
+          if (d && d->kind == InputKind::param && p.type(r->id).rank() == 2) ++position_bias;
+        });
+      }
+      if (name == "decoder_block") {
+        // Twice the coarse map's size, by a transposed conv or an upsample, and a skip joined.
+        EXPECT_TRUE(ops.count("conv_transpose2d") || ops.count("upsample_nearest2d") ||
+                    ops.count("upsample_bilinear2d"))
+            << "seed " << seed;
+        EXPECT_TRUE(ops.count("cat") || ops.count("add")) << "seed " << seed;
+      }
+      if (name == "qat_block") {
+        // The input, the weight (symmetric: zero point 0) and the output fake-quantized.
+        int quantized = 0, symmetric = 0;
+        for_each_node(p.body, [&](const Node& n) {
+          if (n.op != "fake_quantize_per_tensor_affine") return;
+          ++quantized;
+          symmetric += std::get<int64_t>(n.arg("zero_point")->value) == 0 &&
+                       std::get<int64_t>(n.arg("quant_min")->value) < 0;
+        });
+        EXPECT_EQ(quantized, 3) << "seed " << seed;
+        EXPECT_GE(symmetric, 1) << "seed " << seed;
+        EXPECT_TRUE(ops.count("linear") || ops.count("conv2d")) << "seed " << seed;
       }
       ++built[name];
     }
   }
   for (const auto& name : template_names()) EXPECT_GT(built[name], 100) << name;
   EXPECT_EQ(attention_ops.size(), 5u);  // SDPA and written-out attention, RMS norm, both MLPs
+  EXPECT_GT(position_bias, 20);
 }
 
 // What deployed conv nets and MLPs hold and freezing folds into the layer:
 // in inference programs the conv and MLP blocks' norm is eval batch norm on
 // params or a frozen per-channel scale and shift; training keeps batch stats.
 TEST(Templates, InferenceBlocksHoldWhatFreezingFolds) {
-  for (auto [name, block] : {std::pair{"conv_block", conv_block}, std::pair{"mlp_block", mlp_block}}) {
+  for (auto [name, block] : {std::pair{"conv_block", conv_block}, std::pair{"mlp_block", mlp_block},
+                             std::pair{"decoder_block", decoder_block}}) {
     int eval_bn = 0, scale_shift = 0, depthwise = 0;
     for (Target target : {Target::torch113, Target::torch2}) {
       for (uint64_t seed = 0; seed < 400; ++seed) {
