@@ -34,6 +34,10 @@ struct ElementSlack {
   double bound = 0;
 };
 
+// What a NaN or Inf position finding says when float64 holds the test's value
+// there and not eager's: eager is the side that is wrong.
+inline constexpr const char* kEagerOdd = "eager is the odd one";
+
 // Compare one tensor; "" if they agree, else what differs. `computed_through`:
 // the lowest precision its values were computed through (float results are
 // judged with the coarser of its tolerance and their own dtype's).
@@ -50,7 +54,8 @@ NumericOptions numeric_options_for(const Program* p);
 // finding's signature (its error text): "NaN position", "Inf position",
 // "exact value" (an integer or bool element), "shape", "dtype", "tensor
 // count", "missing in test", "unexpected in test"; "" for float values beyond
-// tolerance. A NaN where eager has a number and a last-bits drift are
+// tolerance; "NaN position, eager is the odd one" (or Inf) where float64 sides
+// with the test. A NaN where eager has a number and a last-bits drift are
 // different bugs, and the reducer must not trade one for the other.
 std::string numeric_symptom(const std::string& difference);
 

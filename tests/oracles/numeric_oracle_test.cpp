@@ -97,6 +97,33 @@ TEST(NumericOracle, AnElementEagerOverflowedCannotJudge) {
   EXPECT_NE(compare_tensor(f32({NAN, 2, 1}), f32({0, 2, 1}), &nan_truth), "") << "float64 NaN too: a lost NaN";
 }
 
+// A NaN or Inf position where float64 holds the test's value, not eager's:
+// eager's kernel is the wrong side (a bf16 conv gave NaN where float64 and
+// Inductor give inf), said in the finding and kept apart in the signature.
+TEST(NumericOracle, ANanPositionFloat64SidesWithTheTestSaysEagerIsOdd) {
+  HostTensor truth = f64({1.0, INFINITY, 2.0});
+  std::string d = compare_tensor(f32({1, NAN, 2}), f32({1, INFINITY, 2}), &truth);
+  EXPECT_NE(d.find("NaN position"), std::string::npos) << d;
+  EXPECT_NE(d.find(kEagerOdd), std::string::npos) << d;
+  EXPECT_EQ(numeric_symptom(d), std::string("NaN position, ") + kEagerOdd);
+  // float64 far beyond float32's range is the infinity float32 would hold.
+  HostTensor big = f64({1e39});
+  d = compare_tensor(f32({3e38f}), f32({INFINITY}), &big);
+  EXPECT_EQ(numeric_symptom(d), std::string("Inf position, ") + kEagerOdd) << d;
+  // float64 with eager, or with neither, or absent: the plain symptom.
+  HostTensor with_eager = f64({1.0, NAN, 2.0});
+  EXPECT_EQ(numeric_symptom(compare_tensor(f32({1, NAN, 2}), f32({1, INFINITY, 2}), &with_eager)), "NaN position");
+  HostTensor neither = f64({1.0, -INFINITY, 2.0});
+  EXPECT_EQ(numeric_symptom(compare_tensor(f32({1, NAN, 2}), f32({1, INFINITY, 2}), &neither)), "NaN position");
+  EXPECT_EQ(numeric_symptom(compare_tensor(f32({1, NAN, 2}), f32({1, INFINITY, 2}), nullptr)), "NaN position");
+  auto f = check_numeric(result("eager", {f32({1, NAN, 2})}), result("ts", {f32({1, INFINITY, 2})}), nullptr);
+  RunResult r64 = result("eager64", {truth});
+  auto g = check_numeric(result("eager", {f32({1, NAN, 2})}), result("ts", {f32({1, INFINITY, 2})}), &r64);
+  ASSERT_TRUE(f && g);
+  EXPECT_EQ(f->signature(), "numeric|eager|ts|output|NaN position");
+  EXPECT_EQ(g->signature(), std::string("numeric|eager|ts|output|NaN position, ") + kEagerOdd);
+}
+
 // A missing gradient compares as zeros (the runners give every param one, zeros
 // where autograd gave none, before the step). A gradient that cancels to exactly
 // zero in one reduction order and to 1e-7 in another (ranks, fusion) is not a
