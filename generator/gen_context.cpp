@@ -184,6 +184,11 @@ int GenContext::in_domain(int v, Domain d, DType) {
       return r.within(-0.9, 0.9) ? v : clamped(-0.9, 0.9);
     case Domain::probability:
       return r.within(0.05, 0.95) ? v : clamped(0.05, 0.95);
+    case Domain::finite: {  // float operands only: NaN replaced, then huge values clamped
+      if (may_nan_.count(v)) v = emit1("nan_to_num", {{"self", ValueRef{v}}});
+      if (ranges_.at(v).within(-1e4, 1e4)) return v;
+      return emit1("clamp", {{"self", ValueRef{v}}, {"min", -1e3}, {"max", 1e3}});
+    }
   }
   return v;
 }

@@ -65,8 +65,6 @@ class GenContext {
   Shape random_shape(int min_rank, int max_rank);
   int64_t random_dim();  // 1..max_dim, rarely 0 when zero-size dims are on
   Interval range_of(int value) const { return ranges_.at(value); }
-  // A float value that may hold a NaN (computed from a special-valued input).
-  bool may_be_nan(int value) const { return may_nan_.count(value) > 0; }
 
   // --- building -------------------------------------------------------------
   // Append a node: runs the op's type rule, creates its outputs, and records

@@ -45,8 +45,9 @@ struct ParamSpec {
 };
 
 // What an op needs of its first input's values so the float64 run stays finite.
-// unit: inside (-1, 1) (asin, atanh, erfinv); probability: inside (0, 1) (ndtri).
-enum class Domain { any, positive, nonzero, bounded, unit, probability };
+// unit: inside (-1, 1) (asin, atanh, erfinv); probability: inside (0, 1) (ndtri);
+// finite: no NaN and no huge values (fake quantization casts x / scale to int64).
+enum class Domain { any, positive, nonzero, bounded, unit, probability, finite };
 
 // Type rule: fill `out` with the node's output types, or return an error text.
 using InferFn = std::string (*)(const Program& p, const Node& n, std::vector<TensorType>& out);

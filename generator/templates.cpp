@@ -145,11 +145,9 @@ int conv_norm(GenContext& g, int y) {
 }
 
 // torch.ao's FakeQuantize on a value: x rounded to a grid of `qmin..qmax` with
-// step `scale` and back. The kernels make an int64 of x / scale: a NaN or a
-// huge value there is undefined, so such a value is made finite first.
+// step `scale` and back, x made finite first as the op's domain asks.
 int fake_quantize(GenContext& g, int x, double scale, int64_t zero_point, int64_t qmin, int64_t qmax) {
-  if (g.may_be_nan(x)) x = g.emit1("nan_to_num", {{"self", ref(x)}});
-  if (!g.range_of(x).within(-1e4, 1e4)) x = g.emit1("clamp", {{"self", ref(x)}, {"min", -1e3}, {"max", 1e3}});
+  x = g.in_domain(x, Domain::finite);
   return g.emit1(
       "fake_quantize_per_tensor_affine",
       {{"self", ref(x)}, {"scale", scale}, {"zero_point", zero_point}, {"quant_min", qmin}, {"quant_max", qmax}});

@@ -39,13 +39,9 @@ struct Grid {
 const Grid kGrids[] = {{0, 255}, {-128, 127}, {-8, 7}, {0, 15}, {-127, 127}};
 
 bool gen_fake_quantize(GenContext& g, const OpSpec& s, Node& n) {
-  if (!gen_unary(g, s, n)) return false;
+  if (!gen_unary(g, s, n)) return false;  // the operand made finite (the spec's domain)
   int v = std::get<ValueRef>(n.args[0].value).id;
   Choices& c = g.choices();
-  // The kernels turn x / scale into an int64 (a NaN or an infinity there is
-  // undefined in C++): finite values of a moderate size only.
-  if (g.may_be_nan(v)) v = g.emit1("nan_to_num", {{"self", ValueRef{v}}});
-  if (!g.range_of(v).within(-1e4, 1e4)) v = g.emit1("clamp", {{"self", ValueRef{v}}, {"min", -1e3}, {"max", 1e3}});
   const Grid grid = kGrids[c.below(std::size(kGrids))];
   // Symmetric (zero point in the middle of a signed grid) or affine.
   int64_t zp = grid.qmin < 0 && c.coin(0.6) ? 0 : c.range(grid.qmin, grid.qmax);
@@ -67,6 +63,9 @@ void register_ops_quantize(std::vector<OpSpec>& ops) {
               A("quant_min", ParamKind::int_), A("quant_max", ParamKind::int_)};
   s.infer = infer_fake_quantize;
   s.generate = gen_fake_quantize;
+  // The kernels turn x / scale into an int64: a NaN or an infinity there is
+  // undefined in C++.
+  s.domain = Domain::finite;
   s.float_only = true;
   s.half_ok = false;
   s.python = "torch.fake_quantize_per_tensor_affine";
