@@ -47,6 +47,9 @@ CampaignProgram campaign_program(const GenPolicy& base, int world, const std::ve
     SeededChoices c(seed ^ 0x636f72707573ull);  // "corpus"
     if (c.coin(kCorpusShare)) {
       const CorpusEntry& e = corpus[c.below(corpus.size())];
+      // An autocast seed is PyTorch 2.x's lane's only (LibTorch's runners refuse it).
+      if (e.program.autocast && base.target != Target::torch2)
+        return {generate_program(policy_for_world(world, base), seed), ""};
       // A torch1.13 seed is also a torch2 program: for PyTorch 2.x's lane, its mutants may use 2.x's ops.
       Program seed_program = e.program;
       if (base.target == Target::torch2) seed_program.target = Target::torch2;

@@ -304,6 +304,10 @@ class Parser {
         for (auto t : {Target::torch113, Target::torch2})
           if (v.text == target_name(t)) p_.target = t, found = true;
         if (!found) throw Failure{v.col, "unknown target '" + v.text + "' (torch1.13 or torch2)"};
+      } else if (key == "autocast") {
+        auto t = dtype_from_name(v.text);
+        if (!t || (*t != DType::bf16 && *t != DType::f16)) throw Failure{v.col, "autocast must be bf16 or f16"};
+        p_.autocast = t;
       } else {
         throw Failure{kcol, "unknown header field '" + key + "'"};
       }

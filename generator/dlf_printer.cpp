@@ -103,6 +103,7 @@ struct Printer {
   void program() {
     // A 1.13 program prints no target: texts written before targets existed stay the same.
     std::string target = p.target == Target::torch113 ? "" : fmt::format(" target={}", target_name(p.target));
+    if (p.autocast) target += fmt::format(" autocast={}", dtype_name(*p.autocast));
     line(0, fmt::format("dlfuzz {} seed={} policy={:016x} mode={} device={} world={} plan={}{}", p.version, p.seed,
                         p.policy_hash, p.is_training() ? "train" : "infer", p.device, p.plan.world,
                         plan_name(p.plan.kind), target));

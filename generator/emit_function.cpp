@@ -68,7 +68,15 @@ class FunctionWriter {
     if (method) params.push_back("self");
     for (const auto& in : p_.inputs) params.push_back(py_name(p_, in.value) + (ts_ ? ": torch.Tensor" : ""));
     line(0, fmt::format("def {}({}):", name, fmt::join(params, ", ")));
-    block(p_.body, 1);
+    // The forward and its loss under autocast, as AMP recipes write it; the
+    // float64 twin runs without (its arithmetic is the reference's).
+    if (p_.autocast && !f64_) {
+      line(1, fmt::format("with torch.autocast('{}', dtype={}):", p_.device, dtype_torch_name(*p_.autocast)));
+      block(p_.body, 2);
+      if (p_.body.nodes.empty()) line(2, "pass");
+    } else {
+      block(p_.body, 1);
+    }
     std::vector<std::string> outs;
     for (int y : p_.body.yields) outs.push_back(py_name(p_, y));
     if (p_.train) outs.push_back(py_name(p_, p_.train->loss));

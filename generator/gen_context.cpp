@@ -213,12 +213,20 @@ bool GenContext::trainable_dtype(DType t) const {
   return t == DType::f32 || t == DType::f64 || (p_.target == Target::torch2 && (t == DType::f16 || t == DType::bf16));
 }
 
+// Under autocast to one half type, a value of the other one: the ops of the
+// promote policy (cat, stack, index_copy, and composites such as roll that call
+// them) refuse it (at::autocast::prioritize; pytorch#132715). Not drawn.
+bool GenContext::other_half(DType t) const {
+  return p_.autocast && (t == DType::f16 || t == DType::bf16) && t != *p_.autocast;
+}
+
 DType GenContext::random_dtype() {
   std::vector<DType> ts;
   std::vector<double> ws;
   for (auto& [t, w] : policy_.dtype_weights) {
     if (training() && !trainable_dtype(t)) continue;
     if ((t == DType::i16 || is_wide_unsigned(t)) && p_.target == Target::torch113) continue;
+    if (other_half(t)) continue;
     ts.push_back(t);
     ws.push_back(w);
   }
@@ -233,6 +241,7 @@ DType GenContext::random_float_dtype(bool half_ok) {
     if (!is_float(t)) continue;
     if (training() && !trainable_dtype(t)) continue;
     if (!half_ok && p_.target == Target::torch113 && (t == DType::f16 || t == DType::bf16)) continue;
+    if (other_half(t)) continue;
     ts.push_back(t);
     ws.push_back(w);
   }

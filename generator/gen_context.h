@@ -60,6 +60,8 @@ class GenContext {
 
   // --- types ----------------------------------------------------------------
   DType random_dtype();  // by the policy's weights
+  // Under autocast, the half dtype that is not autocast's (never drawn there).
+  bool other_half(DType t) const;
   bool trainable_dtype(DType t) const;  // a dtype training programs compute in
   DType random_float_dtype(bool half_ok = true);
   Shape random_shape(int min_rank, int max_rank);

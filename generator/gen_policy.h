@@ -37,6 +37,10 @@ struct GenPolicy {
   // value the program computed (a Scalar the data decides: a graph break, or
   // an unbacked symbol under capture_scalar_outputs).
   double p_item = 0.15;
+  // Chance that a torch2 CPU program runs its forward and loss under
+  // torch.autocast (bfloat16, one in four float16): mixed-precision training
+  // and inference as AMP recipes write it (Program::autocast).
+  double p_autocast = 0.2;
   // Ranks of generated programs. Above 1: training programs get a dp or zero
   // plan, inference programs explicit collectives (see policy_for_world).
   int world = 1;

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "generator/autocast.h"
 #include "generator/wide_unsigned.h"
 
 namespace dlfuzz {
@@ -31,7 +32,7 @@ std::string infer_node(const OpSpec& s, const Program& p, const Node& n, std::ve
   if (s.torch2_only && p.target != Target::torch2) return n.op + " needs target=torch2 (PyTorch 1.13 has no such op)";
   // Operands first (the clearer message), then results (a factory's dtype).
   if (auto e = check_wide_unsigned(s, p, n, {}); !e.empty()) return e;
-  if (auto e = s.infer(p, n, out); !e.empty()) return e;
+  if (auto e = infer_under_autocast(s, p, n, out); !e.empty()) return e;
   return check_wide_unsigned(s, p, n, out);
 }
 

@@ -210,6 +210,11 @@ struct Program {
   uint64_t policy_hash = 0;
   std::string device = "cpu";
   Target target = Target::torch113;
+  // Mixed precision as training recipes write it: the forward (loss included)
+  // under torch.autocast(device, dtype) with this dtype (bf16 or f16), the
+  // backward and the optimizer step outside. Its type rules are CPU autocast's
+  // (generator/autocast.h): torch2 programs on the CPU only.
+  std::optional<DType> autocast;
   // A deque: adding a value never moves the others, so references to types stay valid.
   std::deque<Value> values;
   std::vector<InputDecl> inputs;
@@ -219,8 +224,8 @@ struct Program {
 
   bool operator==(const Program& o) const {
     return version == o.version && seed == o.seed && policy_hash == o.policy_hash && device == o.device &&
-           target == o.target && values == o.values && inputs == o.inputs && body == o.body && train == o.train &&
-           plan == o.plan;
+           target == o.target && autocast == o.autocast && values == o.values && inputs == o.inputs && body == o.body &&
+           train == o.train && plan == o.plan;
   }
   const TensorType& type(int id) const { return values.at(id).type; }
   int add_value(const std::string& name, const TensorType& t);

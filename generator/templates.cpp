@@ -26,6 +26,16 @@ int start_value(GenContext& g, int rank, const TensorType& fresh) {
   return g.new_input(fresh);
 }
 
+// The dtype a block starts in: under autocast float32, as mixed-precision
+// models hold their inputs and params (autocast casts what each op computes in).
+DType block_dtype(GenContext& g) { return g.program().autocast ? DType::f32 : g.random_float_dtype(false); }
+
+// A param's dtype for a value of dtype t: t, except that under autocast the
+// model's params stay float32 whatever half dtype its activations have.
+DType param_dtype(GenContext& g, DType t) {
+  return g.program().autocast && (t == DType::bf16 || t == DType::f16) ? DType::f32 : t;
+}
+
 int weight(GenContext& g, DType t, const Shape& shape, double scale) {
   return g.new_param({t, shape}, Init::uniform, -scale, scale);
 }
@@ -34,8 +44,8 @@ int weight(GenContext& g, DType t, const Shape& shape, double scale) {
 int linear(GenContext& g, int x, int64_t out, bool bias) {
   const TensorType t = g.program().type(x);
   double scale = 1.0 / std::sqrt(static_cast<double>(t.shape.back()));
-  Args args = {{"input", ref(x)}, {"weight", ref(weight(g, t.dtype, {out, t.shape.back()}, scale))}};
-  if (bias) args.push_back({"bias", ref(weight(g, t.dtype, {out}, scale))});
+  Args args = {{"input", ref(x)}, {"weight", ref(weight(g, param_dtype(g, t.dtype), {out, t.shape.back()}, scale))}};
+  if (bias) args.push_back({"bias", ref(weight(g, param_dtype(g, t.dtype), {out}, scale))});
   return g.emit1("linear", args);
 }
 
@@ -43,10 +53,10 @@ int linear(GenContext& g, int x, int64_t out, bool bias) {
 int norm_last(GenContext& g, int x) {
   const TensorType t = g.program().type(x);
   IntList ns = {t.shape.back()};
-  int w = g.new_param({t.dtype, ns}, Init::ones, 1, 1);
+  int w = g.new_param({param_dtype(g, t.dtype), ns}, Init::ones, 1, 1);
   if (g.program().target == Target::torch2 && g.choices().coin(0.4))
     return g.emit1("rms_norm", {{"input", ref(x)}, {"normalized_shape", ns}, {"weight", ref(w)}});
-  int b = g.new_param({t.dtype, ns}, Init::zeros, 0, 0);
+  int b = g.new_param({param_dtype(g, t.dtype), ns}, Init::zeros, 0, 0);
   return g.emit1("layer_norm", {{"input", ref(x)}, {"normalized_shape", ns}, {"weight", ref(w)}, {"bias", ref(b)}});
 }
 
@@ -73,7 +83,10 @@ int written_attention(GenContext& g, int q, int k, int v, bool causal, int bias)
     int masked = g.emit1("eq", {{"self", ref(lower)}, {"other", 0.0}});
     // -inf as in most code, when the value policy allows special numbers.
     bool inf = g.policy().p_special_values > 0 && c.coin(0.5);
-    double fill = inf ? -std::numeric_limits<double>::infinity() : -1e9;
+    // Else -1e9, or float16's lowest (-1e9 overflows it: masked_fill refuses).
+    double fill = inf                                            ? -std::numeric_limits<double>::infinity()
+                  : g.program().type(scores).dtype == DType::f16 ? -65504.0
+                                                                 : -1e9;
     scores = g.emit1("masked_fill", {{"self", ref(scores)}, {"mask", ref(masked)}, {"value", fill}});
   }
   int probs = g.emit1("softmax", {{"self", ref(scores)}, {"dim", int64_t(-1)}});
@@ -102,14 +115,14 @@ int batch_norm(GenContext& g, int x, int w, int b, ArgValue mean = None{}, ArgVa
 int eval_norm(GenContext& g, int y) {
   const TensorType t = g.program().type(y);
   if (g.choices().coin(0.5)) {
-    TensorType feat{t.dtype, {t.shape[1]}};
+    TensorType feat{param_dtype(g, t.dtype), {t.shape[1]}};
     int w = g.new_param(feat, Init::uniform, 0.5, 1.5);
     int b = g.new_param(feat, Init::uniform, -0.5, 0.5);
     int mean = g.new_param(feat, Init::uniform, -1, 1);
     int var = g.new_param(feat, Init::uniform, 0.5, 2);
     return batch_norm(g, y, w, b, ref(mean), ref(var));
   }
-  TensorType channel{t.dtype, Shape(t.rank(), 1)};
+  TensorType channel{param_dtype(g, t.dtype), Shape(t.rank(), 1)};
   channel.shape[1] = t.shape[1];
   int scaled = g.emit1("mul", {{"self", ref(y)}, {"other", ref(g.new_param(channel, Init::uniform, 0.5, 1.5))}});
   return g.emit1("add", {{"self", ref(scaled)}, {"other", ref(g.new_param(channel, Init::uniform, -0.5, 0.5))}});
@@ -121,8 +134,9 @@ int conv2d(GenContext& g, int x, int64_t out, int64_t kernel, int64_t groups) {
   const TensorType t = g.program().type(x);
   int64_t cin = t.shape[1];
   double scale = 1.0 / std::sqrt(static_cast<double>(cin / groups * kernel * kernel));
-  Args conv = {{"input", ref(x)}, {"weight", ref(weight(g, t.dtype, {out, cin / groups, kernel, kernel}, scale))}};
-  if (g.choices().coin(0.5)) conv.push_back({"bias", ref(weight(g, t.dtype, {out}, scale))});
+  Args conv = {{"input", ref(x)},
+               {"weight", ref(weight(g, param_dtype(g, t.dtype), {out, cin / groups, kernel, kernel}, scale))}};
+  if (g.choices().coin(0.5)) conv.push_back({"bias", ref(weight(g, param_dtype(g, t.dtype), {out}, scale))});
   conv.push_back({"stride", IntList{1, 1}});
   conv.push_back({"padding", IntList{kernel / 2, kernel / 2}});
   conv.push_back({"dilation", IntList{1, 1}});
@@ -136,7 +150,7 @@ int conv2d(GenContext& g, int x, int64_t out, int64_t kernel, int64_t groups) {
 int conv_norm(GenContext& g, int y) {
   if (!g.training()) return eval_norm(g, y);
   const TensorType t = g.program().type(y);
-  TensorType feat{t.dtype, {t.shape[1]}};
+  TensorType feat{param_dtype(g, t.dtype), {t.shape[1]}};
   int w = g.new_param(feat, Init::ones, 1, 1), b = g.new_param(feat, Init::zeros, 0, 0);
   if (t.shape[0] * t.shape[2] * t.shape[3] > 1 && g.choices().coin(0.6)) return batch_norm(g, y, w, b);
   if (t.shape[2] * t.shape[3] > 1)
@@ -162,7 +176,7 @@ int quantize_activation(GenContext& g, int x) {
 
 int transformer_block(GenContext& g) {
   Choices& c = g.choices();
-  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  DType dt = block_dtype(g);  // half only where the target has it in every op used
   int64_t heads = c.pick(std::vector<int64_t>{1, 2, 4});
   int64_t hd = c.pick(std::vector<int64_t>{2, 4, 8});
   int64_t d = heads * hd;
@@ -206,7 +220,7 @@ int transformer_block(GenContext& g) {
 
 int conv_block(GenContext& g) {
   Choices& c = g.choices();
-  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  DType dt = block_dtype(g);  // half only where the target has it in every op used
   int x = start_value(g, 4, {dt, {dim(g), dim(g), dim(g) + 2, dim(g) + 2}});
   const TensorType xt = g.program().type(x);
   int64_t cin = xt.shape[1], cout = c.coin(0.5) ? cin : dim(g);
@@ -225,7 +239,7 @@ int conv_block(GenContext& g) {
 
 int decoder_block(GenContext& g) {
   Choices& c = g.choices();
-  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  DType dt = block_dtype(g);  // half only where the target has it in every op used
   int x = start_value(g, 4, {dt, {dim(g), dim(g), dim(g), dim(g)}});
   const TensorType xt = g.program().type(x);
   int64_t cout = dim(g);
@@ -255,14 +269,14 @@ int decoder_block(GenContext& g) {
 
 int mlp_block(GenContext& g) {
   Choices& c = g.choices();
-  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  DType dt = block_dtype(g);  // half only where the target has it in every op used
   int x = start_value(g, 2, {dt, {dim(g) + 1, dim(g)}});
   int h = linear(g, x, dim(g) + 1, c.coin(0.7));
   const TensorType ht = g.program().type(h);
   if (!g.training()) {
     h = eval_norm(g, h);
   } else if (ht.shape[0] > 1 && c.coin(0.5)) {
-    TensorType feat{dt, {ht.shape[1]}};
+    TensorType feat{param_dtype(g, ht.dtype), {ht.shape[1]}};
     int w = g.new_param(feat, Init::ones, 1, 1);
     int b = g.new_param(feat, Init::zeros, 0, 0);
     h = batch_norm(g, h, w, b);
@@ -273,7 +287,7 @@ int mlp_block(GenContext& g) {
 
 int qat_block(GenContext& g) {
   Choices& c = g.choices();
-  DType dt = g.random_float_dtype(false);  // fake quantization has no f16/bf16 in 1.13
+  DType dt = block_dtype(g);  // fake quantization has no f16/bf16 in 1.13
   bool conv = c.coin(0.5);
   int x = conv ? start_value(g, 4, {dt, {dim(g), dim(g), dim(g) + 2, dim(g) + 2}})
                : start_value(g, 2, {dt, {dim(g) + 1, dim(g)}});
@@ -303,7 +317,7 @@ int qat_block(GenContext& g) {
 
 int embedding_head(GenContext& g) {
   Choices& c = g.choices();
-  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  DType dt = block_dtype(g);  // half only where the target has it in every op used
   int64_t vocab = c.range(4, 12), d = c.pick(std::vector<int64_t>{4, 8}), b = dim(g), t = dim(g);
   int ids = g.new_index_input({b, t}, vocab);
   int table = g.new_param({dt, {vocab, d}}, Init::normal, 0, 1);
@@ -320,7 +334,7 @@ int embedding_head(GenContext& g) {
 
 int recurrent_cell(GenContext& g) {
   Choices& c = g.choices();
-  DType dt = g.random_float_dtype(false);  // half only where the target has it in every op used
+  DType dt = block_dtype(g);  // half only where the target has it in every op used
   int64_t steps = c.range(2, 4);
   int x = start_value(g, 3, {dt, {steps, dim(g), dim(g)}});
   const TensorType xt = g.program().type(x);
@@ -348,7 +362,13 @@ int recurrent_cell(GenContext& g) {
     int cand = g.emit1("tanh", {{"self", ref(affine(wx, wh))}});
     if (gru) {  // h = lerp(h, cand, z), z = sigmoid(...)
       int z = g.emit1("sigmoid", {{"self", ref(affine(gate.first, gate.second))}});
-      h = g.emit1("lerp", {{"self", ref(h)}, {"end", ref(cand)}, {"weight", ref(z)}});
+      if (g.program().type(cand).dtype == g.program().type(h).dtype) {
+        h = g.emit1("lerp", {{"self", ref(h)}, {"end", ref(cand)}, {"weight", ref(z)}});
+      } else {  // under autocast the state stays float32 and cand is bf16: lerp wants one dtype
+        int step = g.emit1(
+            "mul", {{"self", ref(z)}, {"other", ref(g.emit1("sub", {{"self", ref(cand)}, {"other", ref(h)}}))}});
+        h = g.emit1("add", {{"self", ref(h)}, {"other", ref(step)}});
+      }
     } else {
       h = cand;
     }

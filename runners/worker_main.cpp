@@ -40,6 +40,9 @@ int worker_main() {
       RunResult r;
       r.runner = n;
       if (!parsed.ok()) return failed_run(n, Stage::setup, "bad program: " + parsed.error->str());
+      if (parsed.program.autocast)
+        return failed_run(n, Stage::setup,
+                          "autocast programs run in the Python worker: LibTorch's runners do not autocast");
       // World > 1: the ranks' runners are made per run, one per rank thread.
       bool distributed = is_distributed_run(n, parsed.program);
       auto& runner = runners[n];

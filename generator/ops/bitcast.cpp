@@ -61,7 +61,7 @@ bool gen_view_dtype(GenContext& g, const OpSpec& s, Node& n) {
   std::vector<DType> same, other;
   for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i64, DType::i32, DType::i16, DType::i8,
                   DType::u8, DType::u16, DType::u32, DType::u64}) {
-    if (d == t.dtype) continue;
+    if (d == t.dtype || g.other_half(d)) continue;
     if (dtype_size(d) == dtype_size(t.dtype)) {
       same.push_back(d);
       continue;

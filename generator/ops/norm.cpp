@@ -37,6 +37,22 @@ bool given(const Node& n, const std::string& name) {
   return a && !std::holds_alternative<None>(a->value);
 }
 
+// The per-feature tensors given (weight, bias, running stats): each `want`,
+// or, in PyTorch 2.x, all float32 for a half input (the CPU kernels' mixed
+// dtype: bf16 activations under autocast with the model's float32 params).
+std::string check_features(const Program& p, const Node& n, std::vector<const char*> names, const TensorType& want) {
+  bool mixed = p.target == Target::torch2 && (want.dtype == DType::bf16 || want.dtype == DType::f16);
+  if (mixed)
+    for (const char* name : names) {
+      const TensorType* t = given(n, name) ? tensor_arg(p, n, name) : nullptr;
+      if (t && t->dtype != DType::f32) mixed = false;
+    }
+  TensorType f32{DType::f32, want.shape};
+  for (const char* name : names)
+    if (auto e = check_optional(p, n, name, mixed ? f32 : want); !e.empty()) return e;
+  return "";
+}
+
 // layer_norm's and rms_norm's normalized_shape: the input's trailing dims.
 std::string check_normalized_shape(const Node& n, const TensorType& in, const IntList*& ns) {
   ns = int_list_arg(n, "normalized_shape");
@@ -51,8 +67,7 @@ std::string infer_layer_norm(const Program& p, const Node& n, std::vector<Tensor
   if (auto e = check_input(p, n, in, 1); !e.empty()) return e;
   const IntList* ns = nullptr;
   if (auto e = check_normalized_shape(n, *in, ns); !e.empty()) return e;
-  for (const char* name : {"weight", "bias"})
-    if (auto e = check_optional(p, n, name, {in->dtype, *ns}); !e.empty()) return e;
+  if (auto e = check_features(p, n, {"weight", "bias"}, {in->dtype, *ns}); !e.empty()) return e;
   out = {*in};
   return "";
 }
@@ -63,7 +78,7 @@ std::string infer_rms_norm(const Program& p, const Node& n, std::vector<TensorTy
   if (auto e = check_input(p, n, in, 1); !e.empty()) return e;
   const IntList* ns = nullptr;
   if (auto e = check_normalized_shape(n, *in, ns); !e.empty()) return e;
-  if (auto e = check_optional(p, n, "weight", {in->dtype, *ns}); !e.empty()) return e;
+  if (auto e = check_features(p, n, {"weight"}, {in->dtype, *ns}); !e.empty()) return e;
   out = {*in};
   return "";
 }
@@ -74,8 +89,7 @@ std::string infer_group_norm(const Program& p, const Node& n, std::vector<Tensor
   int64_t groups = int_arg(n, "num_groups", 0);
   if (!n.arg("num_groups") || groups < 1 || in->shape[1] % groups != 0)
     return "'num_groups' must divide the " + std::to_string(in->shape[1]) + " channels";
-  for (const char* name : {"weight", "bias"})
-    if (auto e = check_optional(p, n, name, {in->dtype, {in->shape[1]}}); !e.empty()) return e;
+  if (auto e = check_features(p, n, {"weight", "bias"}, {in->dtype, {in->shape[1]}}); !e.empty()) return e;
   // F.group_norm's check: each group must hold more than one value (N * C/G * spatial).
   if (in->numel() > 0 && in->numel() / in->shape[1] * (in->shape[1] / groups) == 1)
     return "group_norm needs more than one value per group";
@@ -91,8 +105,7 @@ std::string infer_batch_norm(const Program& p, const Node& n, std::vector<Tensor
        {"weight", "bias", "running_mean", "running_var", "training", "momentum", "eps", "cudnn_enabled"})
     if (!n.arg(name)) return std::string("missing argument '") + name + "'";
   TensorType feat{in->dtype, {in->shape[1]}};
-  for (const char* name : {"weight", "bias", "running_mean", "running_var"})
-    if (auto e = check_optional(p, n, name, feat); !e.empty()) return e;
+  if (auto e = check_features(p, n, {"weight", "bias", "running_mean", "running_var"}, feat); !e.empty()) return e;
   const Arg* tr = n.arg("training");
   if (!std::holds_alternative<bool>(tr->value)) return "'training' must be a bool";
   bool stats = given(n, "running_mean"), var = given(n, "running_var");
@@ -126,8 +139,7 @@ std::string infer_instance_norm(const Program& p, const Node& n, std::vector<Ten
   for (const char* name :
        {"weight", "bias", "running_mean", "running_var", "use_input_stats", "momentum", "eps", "cudnn_enabled"})
     if (!n.arg(name)) return std::string("missing argument '") + name + "'";
-  for (const char* name : {"weight", "bias"})
-    if (auto e = check_optional(p, n, name, {in->dtype, {in->shape[1]}}); !e.empty()) return e;
+  if (auto e = check_features(p, n, {"weight", "bias"}, {in->dtype, {in->shape[1]}}); !e.empty()) return e;
   // Running stats would be written back in place (even with use_input_stats
   // false): not modelled.
   if (given(n, "running_mean") || given(n, "running_var")) return "instance_norm takes no running stats here";

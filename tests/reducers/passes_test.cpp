@@ -244,6 +244,27 @@ return %2, %3
 )");
 }
 
+TEST(PassAutocast, DropsAutocastAndReinfersWhereTheBugDoesNotNeedIt) {
+  std::string in = R"(dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none target=torch2 autocast=bf16
+input %x : f32[2,3] range(-1,1)
+input %w : f32[4,3] range(-1,1)
+%1 : bf16[2,4] = linear %x, %w
+%2 : bf16[2,4] = relu %1
+return %2
+)";
+  auto has_relu = [](const Program& p) { return has_op(p, "relu"); };
+  EXPECT_EQ(reduce_text(in, {"autocast"}, has_relu), R"(dlfuzz 1 seed=0 policy=0000000000000000 mode=infer device=cpu world=1 plan=none target=torch2
+input %x : f32[2,3] range(-1.0,1.0)
+input %w : f32[4,3] range(-1.0,1.0)
+%1 : f32[2,4] = linear %x, %w
+%2 : f32[2,4] = relu %1
+return %2
+)");
+  // A bug of the bf16 result keeps autocast.
+  auto bf16_result = [](const Program& p) { return p.type(p.body.yields[0]).dtype == DType::bf16; };
+  EXPECT_NE(reduce_text(in, {"autocast"}, bf16_result).find(" autocast=bf16\n"), std::string::npos);
+}
+
 TEST(PassDims, ShrinksOnlyWhereTheTypeRulesAgree) {
   // %y shrinks to [1,1]; %x's dims are pinned by the reshape to 48 elements.
   std::string in = kInferHead + R"(input %x : f32[8,6] range(-2,2)

@@ -135,6 +135,18 @@ TEST(DataOps, PythonEagerRunsThemOnThProjectsPyTorch) {
   python_eager_runs_them(test::data_ops_policy(Target::torch2), 120);
 }
 
+// Autocast programs (the forward under torch.autocast on the CPU): the Python
+// worker's eager gives every output the dtype CPU autocast's type rules say
+// (generator/autocast.cpp), templates and training programs included.
+TEST(Autocast, PythonEagerRunsThemWithTheIRsTypes) {
+  if (!test::venv_imports("torch")) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  GenPolicy policy;
+  policy.target = Target::torch2;
+  policy.p_autocast = 1;
+  policy.p_template = 0.5;
+  python_eager_runs_them(policy, 120, true);
+}
+
 // Dropout draws one mask in every runner: each call is seeded, and Inductor
 // runs with fallback_random. A program of two dropouts (one of them in the
 // loss's path) agrees between eager, TorchScript, NNC, Inductor and
