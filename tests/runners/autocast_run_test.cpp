@@ -38,7 +38,7 @@ TEST(AutocastRun, InductorAgreesWithEagerUnderAutocast) {
 }
 
 TEST(AutocastRun, LibTorchRunnersRefuseIt) {
-  Executor ex(default_executor_options());
+  Executor ex(test::python_options());  // its dlfuzz binary runs the C++ worker too
   std::vector<RunResult> rs = ex.run(test::parse(kLinearTraining), {"eager"});
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_FALSE(rs[0].ok());
