@@ -56,7 +56,6 @@ const std::map<std::string, AutocastPolicy>& table() {
   return t;
 }
 
-bool is_half(DType t) { return t == DType::f16 || t == DType::bf16; }
 }  // namespace
 
 AutocastPolicy autocast_policy(const std::string& op) {

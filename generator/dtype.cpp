@@ -47,7 +47,8 @@ std::optional<DType> dtype_from_name(const std::string& s) {
   return std::nullopt;
 }
 
-bool is_float(DType t) { return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16; }
+bool is_float(DType t) { return t == DType::f32 || t == DType::f64 || is_half(t); }
+bool is_half(DType t) { return t == DType::f16 || t == DType::bf16; }
 bool is_bool(DType t) { return t == DType::b8; }
 bool is_int(DType t) { return !is_float(t) && !is_bool(t); }
 bool is_wide_unsigned(DType t) { return t == DType::u16 || t == DType::u32 || t == DType::u64; }

@@ -19,6 +19,8 @@ int dtype_size(DType t);                // bytes per element
 int dtype_c10_code(DType t);            // c10::ScalarType's value
 
 bool is_float(DType t);
+// float16 or bfloat16.
+bool is_half(DType t);
 bool is_int(DType t);  // integral, bool excluded
 bool is_bool(DType t);
 // uint16/32/64: PyTorch 2.x's "barebones" unsigned types. Few CPU kernels take them,

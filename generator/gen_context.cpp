@@ -210,14 +210,14 @@ std::optional<int> GenContext::pick_mutable(const TypePred& pred) {
 // Training programs compute in float32 and float64, and for PyTorch 2.x in
 // bf16 and f16 too (1.13's CPU kernels lack many half gradients).
 bool GenContext::trainable_dtype(DType t) const {
-  return t == DType::f32 || t == DType::f64 || (p_.target == Target::torch2 && (t == DType::f16 || t == DType::bf16));
+  return t == DType::f32 || t == DType::f64 || (p_.target == Target::torch2 && is_half(t));
 }
 
 // Under autocast to one half type, a value of the other one: the ops of the
 // promote policy (cat, stack, index_copy, and composites such as roll that call
 // them) refuse it (at::autocast::prioritize; pytorch#132715). Not drawn.
 bool GenContext::other_half(DType t) const {
-  return p_.autocast && (t == DType::f16 || t == DType::bf16) && t != *p_.autocast;
+  return p_.autocast && is_half(t) && t != *p_.autocast;
 }
 
 DType GenContext::random_dtype() {
@@ -240,7 +240,7 @@ DType GenContext::random_float_dtype(bool half_ok) {
   for (auto& [t, w] : policy_.dtype_weights) {
     if (!is_float(t)) continue;
     if (training() && !trainable_dtype(t)) continue;
-    if (!half_ok && p_.target == Target::torch113 && (t == DType::f16 || t == DType::bf16)) continue;
+    if (!half_ok && p_.target == Target::torch113 && is_half(t)) continue;
     if (other_half(t)) continue;
     ts.push_back(t);
     ws.push_back(w);

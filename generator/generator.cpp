@@ -3,12 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <string>
-#include <string_view>
 
 #include "generator/canonicalize.h"
 #include "generator/gen_context.h"
-#include "generator/hash.h"
 #include "generator/infer_types.h"
 #include "generator/ops/common.h"
 #include "generator/templates.h"
@@ -18,15 +15,6 @@ namespace dlfuzz {
 
 namespace {
 bool is_float_t(const TensorType& t) { return is_float(t.dtype); }
-
-// A number in [0, 1) from the seed alone (FNV-1a, then splitmix64's finalizer).
-double seeded_unit(uint64_t seed, std::string_view what) {
-  uint64_t z = fnv1a(what, fnv1a(std::to_string(seed)));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
 }  // namespace
 
 // Builds one program; a friend of GenContext for inputs, ranges and aliasing.
@@ -58,8 +46,10 @@ class Generator {
     }
     // Autocast comes from the seed, not the choices, so the programs without
     // it keep their draws; with it the type rules are autocast's from here on.
-    if (p_.target == Target::torch2 && p_.device == "cpu" && seeded_unit(p_.seed, "autocast") < g_.policy().p_autocast)
-      p_.autocast = seeded_unit(p_.seed, "autocast dtype") < 0.25 ? DType::f16 : DType::bf16;
+    if (p_.target == Target::torch2 && p_.device == "cpu") {
+      SeededChoices own(p_.seed ^ 0x6175746f63617374ull);  // "autocast"
+      if (own.coin(g_.policy().p_autocast)) p_.autocast = own.coin(0.25) ? DType::f16 : DType::bf16;
+    }
     // The first operand of a program; training programs start from a float batch.
     TensorType first{training ? g_.random_float_dtype() : g_.random_dtype(), g_.random_shape(1, 4)};
     g_.new_input(first);

@@ -33,7 +33,7 @@ DType block_dtype(GenContext& g) { return g.program().autocast ? DType::f32 : g.
 // A param's dtype for a value of dtype t: t, except that under autocast the
 // model's params stay float32 whatever half dtype its activations have.
 DType param_dtype(GenContext& g, DType t) {
-  return g.program().autocast && (t == DType::bf16 || t == DType::f16) ? DType::f32 : t;
+  return g.program().autocast && is_half(t) ? DType::f32 : t;
 }
 
 int weight(GenContext& g, DType t, const Shape& shape, double scale) {

@@ -17,7 +17,7 @@ bool has_inplace_op(const Program& p) {
 
 bool has_half_value(const Program& p) {
   for (const auto& v : p.values)
-    if (v.type.dtype == DType::f16 || v.type.dtype == DType::bf16) return true;
+    if (is_half(v.type.dtype)) return true;
   return false;
 }
 

@@ -12,9 +12,9 @@ bool dtype_allowed(const OpSpec& s, DType t, Target target) {
   if (s.int_only && is_float(t)) return false;
   if (!s.bool_ok && is_bool(t)) return false;
   if (is_wide_unsigned(t)) return target == Target::torch2 && takes_wide_unsigned(s);
-  if (!s.half_in_torch2 && (t == DType::f16 || t == DType::bf16)) return false;
+  if (!s.half_in_torch2 && is_half(t)) return false;
   if (target == Target::torch2) return true;  // int16 and CPU half kernels everywhere
-  if (!s.half_ok && (t == DType::f16 || t == DType::bf16)) return false;
+  if (!s.half_ok && is_half(t)) return false;
   return t != DType::i16;
 }
 

@@ -47,7 +47,7 @@ std::string infer_affine_grid(const Program& p, const Node& n, std::vector<Tenso
 // linspace; corpus/bugs/eager-affine-grid-half-size-one.dlf): such programs
 // would only be skipped, so half grids are 2 or more each way.
 IntList affine_size(DType dtype, int64_t batch, int64_t h, int64_t w) {
-  if (dtype == DType::f16 || dtype == DType::bf16) {
+  if (is_half(dtype)) {
     h = std::max<int64_t>(h, 2);
     w = std::max<int64_t>(w, 2);
   }

@@ -41,7 +41,7 @@ bool given(const Node& n, const std::string& name) {
 // or, in PyTorch 2.x, all float32 for a half input (the CPU kernels' mixed
 // dtype: bf16 activations under autocast with the model's float32 params).
 std::string check_features(const Program& p, const Node& n, std::vector<const char*> names, const TensorType& want) {
-  bool mixed = p.target == Target::torch2 && (want.dtype == DType::bf16 || want.dtype == DType::f16);
+  bool mixed = p.target == Target::torch2 && is_half(want.dtype);
   if (mixed)
     for (const char* name : names) {
       const TensorType* t = given(n, name) ? tensor_arg(p, n, name) : nullptr;
