@@ -382,7 +382,7 @@ class Parser {
     int op_col = lp.col();
     std::string op = lp.ident("an op name");
     const OpSpec* spec = find_op(op);
-    if (!spec && op != "loop" && op != "if") throw Failure{op_col, "unknown op '" + op + "'"};
+    if (!spec && !is_structural(op)) throw Failure{op_col, "unknown op '" + op + "'"};
     Node n;
     n.op = op;
     size_t positional = 0;
@@ -412,7 +412,11 @@ class Parser {
     }
     // Outputs are defined after the arguments are read (they can't refer to themselves).
     for (size_t i = 0; i < outs.size(); ++i) n.outputs.push_back(define(outs[i].first, outs[i].second, out_cols[i]));
-    if (op == "loop") {
+    // `inputs=[]` reads as an empty int list: a checkpoint with no arguments.
+    if (Arg* in = n.arg("inputs");
+        in && op == "checkpoint" && std::holds_alternative<IntList>(in->value) && std::get<IntList>(in->value).empty())
+      in->value = ValueList{};
+    if (op == "loop" || op == "checkpoint") {
       n.blocks.resize(1);
       lp.expect("(");
       if (!lp.accept(")")) {

@@ -64,7 +64,7 @@ struct Printer {
     head += (head.empty() ? "" : " = ") + n.op;
     std::string a = args(n);
     if (!a.empty()) head += " " + a;
-    if (n.op == "loop") {
+    if (n.op == "loop" || n.op == "checkpoint") {
       std::vector<std::string> params;
       for (int prm : n.blocks[0].params) params.push_back(vname(p, prm) + " : " + type_str(p.type(prm)));
       line(depth, head + fmt::format(" ({}) {{", fmt::join(params, ", ")));

@@ -1,5 +1,6 @@
 // The program body as Python source that is also valid TorchScript: one
-// statement per node, loops as `for _ in range(n)`, branches as `if bool(c)`.
+// statement per node, loops as `for _ in range(n)`, branches as `if bool(c)`,
+// checkpoints as a nested function (in place for TorchScript).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -160,6 +161,35 @@ class FunctionWriter {
     line(depth, out + " = " + self);
   }
 
+  // A nested function under torch.utils.checkpoint, as training code writes
+  // it; TorchScript has no checkpointing, so there the body runs in place.
+  void checkpoint(const Node& n, int depth) {
+    const auto& inputs = std::get<ValueList>(n.arg("inputs")->value).ids;
+    const Block& body = n.blocks[0];
+    std::vector<std::string> params, args, yields;
+    for (int prm : body.params) params.push_back(py_name(p_, prm));
+    for (int v : inputs) args.push_back(py_name(p_, v));
+    for (int y : body.yields) yields.push_back(py_name(p_, y));
+    if (ts_) {
+      for (size_t k = 0; k < params.size(); ++k) line(depth, params[k] + " = " + args[k]);
+      block(body, depth);
+      for (size_t k = 0; k < n.outputs.size(); ++k) line(depth, py_name(p_, n.outputs[k]) + " = " + yields[k]);
+      return;
+    }
+    std::string fn = "_checkpointed_" + py_name(p_, n.outputs.at(0));
+    line(depth, fmt::format("def {}({}):", fn, fmt::join(params, ", ")));
+    block(body, depth + 1);
+    line(depth + 1, fmt::format("return ({}{})", fmt::join(yields, ", "), yields.size() == 1 ? "," : ""));
+    args.insert(args.begin(), fn);
+    std::string tmp = "_" + py_name(p_, n.outputs[0]);
+    const Arg* selective = n.arg("selective");
+    bool sac = selective && std::holds_alternative<bool>(selective->value) && std::get<bool>(selective->value);
+    line(depth, fmt::format("{} = torch.utils.checkpoint.checkpoint({}, use_reentrant=False{})", tmp,
+                            fmt::join(args, ", "), sac ? ", context_fn=_dlfuzz_save_matmuls" : ""));
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      line(depth, fmt::format("{} = {}[{}]", py_name(p_, n.outputs[k]), tmp, k));
+  }
+
   void block(const Block& b, int depth) {
     for (const auto& n : b.nodes) node(n, depth);
   }
@@ -177,6 +207,10 @@ class FunctionWriter {
       if (body.nodes.empty() && carry.empty()) line(depth + 1, "pass");
       for (size_t k = 0; k < carry.size(); ++k)
         line(depth, py_name(p_, n.outputs[k]) + " = " + py_name(p_, body.params[k]));
+      return;
+    }
+    if (n.op == "checkpoint") {
+      checkpoint(n, depth);
       return;
     }
     if (n.op == "if") {

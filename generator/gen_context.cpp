@@ -113,8 +113,12 @@ void GenContext::adopt() {
   for (size_t i = 0; i < p_.body.nodes.size(); ++i) {
     const Node& n = p_.body.nodes[i];
     const OpSpec* s = find_op(n.op);
-    if (s && s->reads_bits && !floats_exact(n)) inexact_bit_reads_.push_back(static_cast<int>(i));
-    record(s, n);
+    if (n.op == "checkpoint") {
+      record_checkpoint(n, static_cast<int>(i));
+    } else {
+      if (s && s->reads_bits && !floats_exact(n)) inexact_bit_reads_.push_back(static_cast<int>(i));
+      record(s, n);
+    }
     for (int o : n.outputs) scopes_.back().push_back(o);
   }
   // Fresh names must not clash with the seed's.
@@ -280,7 +284,7 @@ std::optional<std::vector<int>> GenContext::emit(Node n) {
   std::vector<TensorType> outs;
   if (n.op == "loop") {
     for (int v : std::get<ValueList>(n.arg("carry")->value).ids) outs.push_back(p_.type(v));
-  } else if (n.op == "if") {
+  } else if (n.op == "if" || n.op == "checkpoint") {
     for (int v : n.blocks.at(0).yields) outs.push_back(p_.type(v));
   } else {
     if (!spec) {
@@ -343,6 +347,25 @@ bool compares_values(const std::string& op) {
 }
 }  // namespace
 
+void GenContext::copy_facts(int from, int to) {
+  ranges_[to] = ranges_[from];
+  root_[to] = root_[from];
+  for (auto* facts : {&from_param_, &exact_, &may_nan_, &no_write_})
+    if (facts->count(from)) facts->insert(to);
+}
+
+void GenContext::record_checkpoint(const Node& n, int index) {
+  const auto& inputs = std::get<ValueList>(n.arg("inputs")->value).ids;
+  const Block& body = n.blocks.at(0);
+  for (size_t k = 0; k < inputs.size() && k < body.params.size(); ++k) copy_facts(inputs[k], body.params[k]);
+  for (const Node& inner : body.nodes) {
+    const OpSpec* s = find_op(inner.op);
+    if (s && s->reads_bits && !floats_exact(inner)) inexact_bit_reads_.push_back(index);
+    record(s, inner);
+  }
+  for (size_t k = 0; k < n.outputs.size() && k < body.yields.size(); ++k) copy_facts(body.yields[k], n.outputs[k]);
+}
+
 void GenContext::record(const OpSpec* spec, const Node& n) {
   std::vector<int> ins = node_inputs(n);
   bool is_view = spec && spec->view;
@@ -397,7 +420,7 @@ void GenContext::record(const OpSpec* spec, const Node& n) {
   }
   // A loop or branch may yield one of its inputs unchanged: its outputs may
   // alias them, so neither side is written in place.
-  if (n.op == "loop" || n.op == "if") {
+  if (is_structural(n.op)) {
     for (int v : ins) no_write_.insert(v), no_write_.insert(root_[v]);
     for (const auto& b : n.blocks)
       for (int y : b.yields) no_write_.insert(y), no_write_.insert(root_[y]);

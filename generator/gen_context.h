@@ -100,6 +100,10 @@ class GenContext {
   int add_input(const TensorType& t, InputKind k, Init init, double a, double b);
   void record_input(int id, const TensorType& t, InputKind k, Init init, double a, double b);
   void record(const OpSpec* spec, const Node& n);
+  // A checkpoint as if its body ran in place (it is the identity wrapper):
+  // params take their inputs' facts, outputs their yields'.
+  void record_checkpoint(const Node& n, int index);
+  void copy_facts(int from, int to);
 
   Program& p_;
   Choices& c_;

@@ -18,7 +18,8 @@ uint64_t GenPolicy::hash() const {
                               p_zero_size_dim, p_zero_dim_tensor, p_training, max_train_steps, p_control_flow,
                               p_inplace, max_outputs, p_special_values, world, 0);
   if (device != "cpu") s += " device=" + device;  // cpu programs keep their old policy hash
-  if (target != Target::torch113) s += fmt::format(" target={} autocast={}", target_name(target), p_autocast);
+  if (target != Target::torch113)
+    s += fmt::format(" target={} autocast={} checkpoint={}", target_name(target), p_autocast, p_checkpoint);
   s += fmt::format(" written={} template={} item={}", p_written_values, p_template, p_item);
   for (const auto& [t, w] : dtype_weights) s += fmt::format(" {}={}", dtype_name(t), w);
   for (const auto& [f, w] : family_weights) s += fmt::format(" {}={}", f, w);
@@ -55,6 +56,7 @@ void for_each_knob(GenPolicy& p, F&& f) {
   f("p_written_values", p.p_written_values);
   f("p_item", p.p_item);
   f("p_autocast", p.p_autocast);
+  f("p_checkpoint", p.p_checkpoint);
   f("world", p.world);
   f("device", p.device);
   f("focus_ops", p.focus_ops);

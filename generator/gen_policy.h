@@ -41,6 +41,10 @@ struct GenPolicy {
   // torch.autocast (bfloat16, one in four float16): mixed-precision training
   // and inference as AMP recipes write it (Program::autocast).
   double p_autocast = 0.2;
+  // Chance that a torch2 one-rank training program runs a stretch of its
+  // forward under torch.utils.checkpoint (generator/checkpoint.h), as
+  // activation checkpointing in large-model training does.
+  double p_checkpoint = 0.25;
   // Ranks of generated programs. Above 1: training programs get a dp or zero
   // plan, inference programs explicit collectives (see policy_for_world).
   int world = 1;

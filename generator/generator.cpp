@@ -1,10 +1,13 @@
 #include "generator/generator.h"
 
+#include "generator/checkpoint.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "generator/canonicalize.h"
+#include "generator/checkpoint.h"
 #include "generator/gen_context.h"
 #include "generator/infer_types.h"
 #include "generator/ops/common.h"
@@ -69,6 +72,12 @@ class Generator {
     choose_outputs();
     if (training) add_training_step();
     if (p_.plan.world > 1) place_inputs();
+    // Activation checkpointing wraps a stretch of a finished one-rank torch2
+    // training forward; drawn from the seed, as autocast is.
+    if (training && p_.target == Target::torch2 && p_.plan.world == 1) {
+      SeededChoices own(p_.seed ^ 0x636b7074ull);  // "ckpt"
+      if (own.coin(g_.policy().p_checkpoint)) add_checkpoint(p_, own);
+    }
   }
 
   // Appends `ops` random ops to a finished program, then chooses its outputs

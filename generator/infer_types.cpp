@@ -17,6 +17,13 @@ std::string infer_block(Program& p, Block& b) {
         p.values[n.blocks[0].params[i]].type = outs.back();
       }
       if (auto e = infer_block(p, n.blocks[0]); !e.empty()) return e;
+    } else if (n.op == "checkpoint") {
+      const Arg* inputs = n.arg("inputs");
+      const auto* ids = inputs ? std::get_if<ValueList>(&inputs->value) : nullptr;
+      if (!ids || n.blocks.size() != 1 || n.blocks[0].params.size() != ids->ids.size()) return "malformed checkpoint";
+      for (size_t i = 0; i < ids->ids.size(); ++i) p.values[n.blocks[0].params[i]].type = p.type(ids->ids[i]);
+      if (auto e = infer_block(p, n.blocks[0]); !e.empty()) return e;
+      for (int y : n.blocks[0].yields) outs.push_back(p.type(y));
     } else if (n.op == "if") {
       for (auto& inner : n.blocks)
         if (auto e = infer_block(p, inner); !e.empty()) return e;

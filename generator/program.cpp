@@ -156,6 +156,8 @@ int Program::count_nodes() const {
   return n;
 }
 
+bool is_structural(const std::string& op) { return op == "loop" || op == "if" || op == "checkpoint"; }
+
 std::vector<int> arg_inputs(const ArgValue& v) {
   if (auto* r = std::get_if<ValueRef>(&v)) return {r->id};
   if (auto* l = std::get_if<ValueList>(&v)) return l->ids;
@@ -169,6 +171,33 @@ std::vector<int> node_inputs(const Node& n) {
     ids.insert(ids.end(), more.begin(), more.end());
   }
   return ids;
+}
+
+int resolve(const std::map<int, int>& to, int id) {
+  // Bounded: a cycle (which no pass should build) cannot hang the reducer.
+  for (size_t hops = 0; hops <= to.size(); ++hops) {
+    auto it = to.find(id);
+    if (it == to.end()) return id;
+    id = it->second;
+  }
+  return -1;
+}
+
+void substitute(Block& b, const std::map<int, int>& to) {
+  for (auto& n : b.nodes) {
+    for (auto& a : n.args) {
+      if (auto* r = std::get_if<ValueRef>(&a.value)) r->id = resolve(to, r->id);
+      if (auto* l = std::get_if<ValueList>(&a.value))
+        for (int& id : l->ids) id = resolve(to, id);
+    }
+    for (auto& inner : n.blocks) substitute(inner, to);
+  }
+  for (int& y : b.yields) y = resolve(to, y);
+}
+
+void substitute(Program& p, const std::map<int, int>& to) {
+  substitute(p.body, to);
+  if (p.train) p.train->loss = resolve(to, p.train->loss);
 }
 
 }  // namespace dlfuzz

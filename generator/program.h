@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -87,23 +88,26 @@ struct Arg {
 
 struct Node;
 struct Block {
-  std::vector<int> params;  // loop: one per carried value
+  std::vector<int> params;  // loop: one per carried value; checkpoint: per input
   std::vector<Node> nodes;
-  std::vector<int> yields;  // loop: next carried values; if: branch results
+  std::vector<int> yields;  // loop: next carried values; if, checkpoint: results
   bool operator==(const Block& o) const;
 };
 
 struct Node {
-  std::string op;  // OpSpec name; "loop" and "if" are structural
+  std::string op;  // OpSpec name; "loop", "if" and "checkpoint" are structural
   std::vector<Arg> args;
   std::vector<int> outputs;
-  std::vector<Block> blocks;  // loop: body; if: then, else
+  std::vector<Block> blocks;  // loop, checkpoint: body; if: then, else
   bool operator==(const Node& o) const {
     return op == o.op && args == o.args && outputs == o.outputs && blocks == o.blocks;
   }
   const Arg* arg(const std::string& name) const;
   Arg* arg(const std::string& name);
 };
+
+// loop, if and checkpoint: nodes with blocks and no OpSpec.
+bool is_structural(const std::string& op);
 
 struct Value {
   std::string name;  // printed as %name
@@ -257,5 +261,11 @@ void for_each_node(const Block& b, F&& f) {
 // Every value id a node reads through its arguments, and through one argument.
 std::vector<int> node_inputs(const Node& n);
 std::vector<int> arg_inputs(const ArgValue& v);
+
+// Replace uses (arguments, yields, the loss) of each key by its value; chains
+// a -> b -> c resolve to c. Definitions (outputs, block params) are untouched.
+void substitute(Program& p, const std::map<int, int>& to);
+void substitute(Block& b, const std::map<int, int>& to);
+int resolve(const std::map<int, int>& to, int id);
 
 }  // namespace dlfuzz

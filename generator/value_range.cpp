@@ -118,7 +118,7 @@ Interval estimate_range(const Program& p, const Node& n, const std::vector<Inter
   Interval other = of_arg(n, ranges, "other", has_other);
   const std::string base = out_of_place_name(op);
 
-  if (n.op == "loop" || n.op == "if") return unknown();
+  if (is_structural(n.op)) return unknown();
   if (kSelecting.count(base)) {
     Interval r = self;
     if (has_other) r = hull(r, other);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "generator/checkpoint.h"
 #include "generator/op_spec.h"
 
 namespace dlfuzz {
@@ -35,6 +36,9 @@ class Verifier {
         return fmt::format("input %{}: special values need a floating dtype", name(in.value));
     }
     if (auto e = block(p_.body, scopes); !e.empty()) return e;
+    for (size_t i = 0; i < p_.body.nodes.size(); ++i)
+      if (p_.body.nodes[i].op == "checkpoint")
+        if (auto e = checkpoint_hazard(p_, i); !e.empty()) return "checkpoint: " + e;
     for (int y : p_.body.yields)
       if (!defined(y, scopes)) return fmt::format("return: %{} is not defined", name(y));
     if (p_.train) {
@@ -181,6 +185,30 @@ class Verifier {
       for (size_t i = 0; i < ids.size(); ++i)
         if (p_.type(b.yields[i]) != outs[i]) return "loop yield type differs from carried value";
       scopes.pop_back();
+    } else if (n.op == "checkpoint") {
+      if (p_.target != Target::torch2) return "checkpoint needs target=torch2";
+      if (scopes.size() != 1) return "checkpoint only at the top level";
+      const Arg* inputs = n.arg("inputs");
+      if (!inputs || !std::holds_alternative<ValueList>(inputs->value)) return "checkpoint needs inputs=[...]";
+      for (const auto& a : n.args)
+        if (a.name != "inputs" && !(a.name == "selective" && std::holds_alternative<bool>(a.value)))
+          return "checkpoint takes inputs=[...] and selective=true|false, not '" + a.name + "'";
+      const auto& ids = std::get<ValueList>(inputs->value).ids;
+      if (n.blocks.size() != 1) return "checkpoint needs exactly one body";
+      const Block& b = n.blocks[0];
+      if (b.params.size() != ids.size()) return "checkpoint body must take one value per input";
+      scopes.emplace_back();
+      for (size_t i = 0; i < ids.size(); ++i) {
+        int prm = b.params[i];
+        if (!fresh(prm)) return fmt::format("checkpoint parameter %{} defined twice", name(prm));
+        if (p_.type(prm) != p_.type(ids[i])) return "checkpoint parameter type differs from its input";
+        seen_.insert(prm);
+        scopes.back().insert(prm);
+      }
+      if (auto e = block(b, scopes); !e.empty()) return e;
+      scopes.pop_back();
+      if (b.yields.empty()) return "checkpoint yields nothing";
+      for (int y : b.yields) outs.push_back(p_.type(y));
     } else if (n.op == "if") {
       const Arg* cond = n.arg("cond");
       if (!cond || !std::holds_alternative<ValueRef>(cond->value)) return "if needs a condition value";
@@ -200,7 +228,7 @@ class Verifier {
     } else {
       const OpSpec* s = find_op(n.op);
       if (!s) return fmt::format("unknown op '{}'", n.op);
-      if (!n.blocks.empty()) return "only loop and if have blocks";
+      if (!n.blocks.empty()) return "only loop, if and checkpoint have blocks";
       if (auto e = args_match(*s, n); !e.empty()) return e;
       if (auto e = infer_node(*s, p_, n, outs); !e.empty()) return e;
     }

@@ -15,18 +15,6 @@ void collect(Block& b, std::vector<Node*>& out) {
   }
 }
 
-void substitute_block(Block& b, const std::map<int, int>& to) {
-  for (auto& n : b.nodes) {
-    for (auto& a : n.args) {
-      if (auto* r = std::get_if<ValueRef>(&a.value)) r->id = resolve(to, r->id);
-      if (auto* l = std::get_if<ValueList>(&a.value))
-        for (int& id : l->ids) id = resolve(to, id);
-    }
-    for (auto& inner : n.blocks) substitute_block(inner, to);
-  }
-  for (int& y : b.yields) y = resolve(to, y);
-}
-
 bool valid_id(const Program& p, int id) { return id >= 0 && id < int(p.values.size()); }
 
 bool used_in(const Block& b, int id) {
@@ -78,21 +66,6 @@ std::vector<Node*> all_nodes(Block& b) {
   std::vector<Node*> out;
   collect(b, out);
   return out;
-}
-
-int resolve(const std::map<int, int>& to, int id) {
-  // Bounded: a cycle (which no pass should build) cannot hang the reducer.
-  for (size_t hops = 0; hops <= to.size(); ++hops) {
-    auto it = to.find(id);
-    if (it == to.end()) return id;
-    id = it->second;
-  }
-  return -1;
-}
-
-void substitute(Program& p, const std::map<int, int>& to) {
-  substitute_block(p.body, to);
-  if (p.train) p.train->loss = resolve(to, p.train->loss);
 }
 
 void erase_nodes(Block& b, const std::set<const Node*>& drop) {

@@ -15,10 +15,7 @@ namespace dlfuzz::reduce {
 // which passes number their targets).
 std::vector<Node*> all_nodes(Block& b);
 
-// Replace uses (arguments, yields, the loss) of each key by its value; chains
-// a -> b -> c resolve to c. Definitions (outputs, loop params) are untouched.
-void substitute(Program& p, const std::map<int, int>& to);
-int resolve(const std::map<int, int>& to, int id);
+// (substitute and resolve, which passes use too, are in generator/program.h.)
 
 // Remove the given nodes (by address) wherever they are nested.
 void erase_nodes(Block& b, const std::set<const Node*>& drop);

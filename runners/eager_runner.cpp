@@ -44,6 +44,14 @@ class Interpreter {
       for (size_t k = 0; k < cur.size(); ++k) bind(n.outputs[k], cur[k]);
       return;
     }
+    if (n.op == "checkpoint") {  // recomputation is autograd's: here the body runs once, in place
+      const auto& inputs = std::get<ValueList>(n.arg("inputs")->value).ids;
+      const Block& body = n.blocks[0];
+      for (size_t k = 0; k < inputs.size(); ++k) bind(body.params[k], value(inputs[k]));
+      block(body);
+      for (size_t k = 0; k < n.outputs.size(); ++k) bind(n.outputs[k], value(body.yields[k]));
+      return;
+    }
     if (n.op == "if") {
       bool cond = value(std::get<ValueRef>(n.arg("cond")->value).id).item<bool>();
       const Block& b = n.blocks[cond ? 0 : 1];

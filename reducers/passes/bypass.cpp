@@ -14,7 +14,7 @@ void reduce_bypass(Oracle& o, Program& p) {
   std::map<int, int> to;
   std::set<const Node*> drop;
   for (Node* n : all_nodes(p.body)) {
-    if (n->op == "loop" || n->op == "if" || n->outputs.size() != 1) continue;
+    if (is_structural(n->op) || n->outputs.size() != 1) continue;
     const TensorType& t = p.type(n->outputs[0]);
     std::vector<int> seen;
     for (int v : node_inputs(*n)) {

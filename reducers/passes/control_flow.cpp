@@ -1,6 +1,8 @@
 // Flatten control flow. Per `if`: take the then side, or the else side.
 // Per `loop`: replace it by its carried inputs (zero trips), by its body run
-// once (inlined), or keep it with a trip count of 1.
+// once (inlined), or keep it with a trip count of 1. Per `checkpoint`: its
+// body in place (no recomputation), or a plain checkpoint for a selective one.
+#include <algorithm>
 #include <map>
 
 #include "reducers/pass.h"
@@ -9,7 +11,7 @@
 namespace dlfuzz::reduce {
 
 namespace {
-enum class Cut { keep, carry, inline_body, one_trip, then_side, else_side };
+enum class Cut { keep, carry, inline_body, one_trip, then_side, else_side, not_selective };
 
 struct Flatten {
   std::map<const Node*, Cut> cut;
@@ -22,6 +24,10 @@ struct Flatten {
       Cut c = cut.count(&n) ? cut.at(&n) : Cut::keep;
       if (c == Cut::keep) {
         out.push_back(std::move(n));
+      } else if (c == Cut::not_selective) {
+        auto selective = [](const Arg& a) { return a.name == "selective"; };
+        n.args.erase(std::remove_if(n.args.begin(), n.args.end(), selective), n.args.end());
+        out.push_back(std::move(n));
       } else if (c == Cut::one_trip) {
         n.arg("n")->value = int64_t(1);
         out.push_back(std::move(n));
@@ -31,7 +37,7 @@ struct Flatten {
       } else {
         Block& taken = n.blocks[c == Cut::else_side ? 1 : 0];
         if (c == Cut::inline_body) {
-          const auto& carry = std::get<ValueList>(n.arg("carry")->value).ids;
+          const auto& carry = std::get<ValueList>(n.arg(n.op == "loop" ? "carry" : "inputs")->value).ids;
           for (size_t i = 0; i < taken.params.size() && i < carry.size(); ++i) to[taken.params[i]] = carry[i];
         }
         for (size_t i = 0; i < n.outputs.size() && i < taken.yields.size(); ++i) to[n.outputs[i]] = taken.yields[i];
@@ -56,6 +62,12 @@ void reduce_control_flow(Oracle& o, Program& p) {
       if (!keep_loop) f.cut[n] = Cut::carry;
       else if (!keep_loop_structure) f.cut[n] = Cut::inline_body;
       else if (!keep_trips) f.cut[n] = Cut::one_trip;
+    } else if (n->op == "checkpoint") {
+      bool keep_checkpoint = o.shouldKeep();
+      bool selective = n->arg("selective") != nullptr;
+      bool keep_selective = !selective || o.shouldKeep();
+      if (!keep_checkpoint) f.cut[n] = Cut::inline_body;
+      else if (!keep_selective) f.cut[n] = Cut::not_selective;
     } else if (n->op == "if") {
       bool keep_else = o.shouldKeep();
       bool keep_then = o.shouldKeep();

@@ -33,7 +33,7 @@ void reduce_inputize(Oracle& o, Program& p) {
   std::set<std::string> taken;
   for (const auto& v : p.values) taken.insert(v.name);
   for (Node* n : all_nodes(p.body)) {
-    if (n->op == "loop" || n->op == "if" || o.shouldKeep()) continue;
+    if (is_structural(n->op) || o.shouldKeep()) continue;
     drop.insert(n);
     for (int out : n->outputs) {
       TensorType t = p.type(out);

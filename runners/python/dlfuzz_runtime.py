@@ -362,6 +362,16 @@ def _dlfuzz_digest(tensors):
     return h.hexdigest()[:16]
 
 
+def _dlfuzz_save_matmuls():
+    """The context_fn of a selective checkpoint (`checkpoint ..., selective=true`):
+    matmul and convolution results saved for backward, everything else
+    recomputed, as torchtitan's op-level policy writes it. A module-level
+    function: Dynamo takes a function or a functools.partial as context_fn."""
+    names = ["mm", "addmm", "bmm", "baddbmm", "convolution", "_scaled_dot_product_flash_attention_for_cpu"]
+    ops = [getattr(torch.ops.aten, n).default for n in names if hasattr(torch.ops.aten, n)]
+    return torch.utils.checkpoint.create_selective_checkpoint_contexts(ops)
+
+
 def _dlfuzz_fill_missing_grads(params):
     # A param autograd gave no gradient (None) gets zeros before the step, as in
     # dlfuzz's C++ runners: compiled autograd materializes zeros where eager

@@ -173,7 +173,7 @@ TEST(ReduceGenerated, ContainsOpReducesToAFewNodes) {
       reduce::remove_dead_nodes(live);
       std::string op;
       for (size_t i = live.body.nodes.size() / 2; i < live.body.nodes.size() && op.empty(); ++i)
-        if (live.body.nodes[i].op != "loop" && live.body.nodes[i].op != "if") op = live.body.nodes[i].op;
+        if (!is_structural(live.body.nodes[i].op)) op = live.body.nodes[i].op;
       if (op.empty()) continue;
       ++total;
       auto test = [&](const Program& c) {

@@ -97,6 +97,36 @@ return %3
 )");
 }
 
+TEST(PassControlFlow, RunsACheckpointsBodyInPlace) {
+  std::string in = R"(dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none target=torch2
+input %x : f32[3] range(-1,1)
+input %w : f32[3] range(-1,1)
+%1 : f32[3], %2 : f32[3] = checkpoint inputs=[%x] (%c : f32[3]) {
+  %3 : f32[3] = sin %c
+  %4 : f32[3] = mul %3, %w
+  yield %3, %4
+}
+%5 : f32[3] = add %1, %2
+return %5
+)";
+  auto has_sin = [](const Program& p) { return has_op(p, "sin"); };
+  EXPECT_EQ(reduce_text(in, {"control-flow"}, has_sin),
+            R"(dlfuzz 1 seed=0 policy=0000000000000000 mode=infer device=cpu world=1 plan=none target=torch2
+input %x : f32[3] range(-1.0,1.0)
+input %w : f32[3] range(-1.0,1.0)
+%1 : f32[3] = sin %x
+%2 : f32[3] = mul %1, %w
+%3 : f32[3] = add %1, %2
+return %3
+)");
+  // A bug of checkpointing keeps it; one of checkpointing, not of its selective policy, drops the policy.
+  auto has_checkpoint = [](const Program& p) { return has_op(p, "checkpoint"); };
+  std::string selective = in;
+  selective.replace(selective.find("inputs=[%x]"), 11, "inputs=[%x], selective=true");
+  EXPECT_NE(reduce_text(selective, {"control-flow"}, has_checkpoint).find("= checkpoint inputs=[%x] (%"),
+            std::string::npos);
+}
+
 TEST(PassNodes, KeepsAFracOfANegativeValue) {
   std::string in = kInferHead + R"(input %x : f32[4] range(-2,2)
 %1 : f32[4] = abs %x
