@@ -84,6 +84,12 @@ bool has_collective(const Node& n) {
 
 }  // namespace
 
+bool has_checkpoint(const Program& p) {
+  for (const auto& n : p.body.nodes)
+    if (n.op == "checkpoint") return true;
+  return false;
+}
+
 std::string checkpoint_hazard(const Program& p, size_t index) {
   const Node& n = p.body.nodes.at(index);
   Aliases a(p.values.size());

@@ -24,6 +24,8 @@
 
 namespace dlfuzz {
 
+bool has_checkpoint(const Program& p);
+
 // Wraps a stretch of p's top-level nodes into a checkpoint node: a few values
 // read from before it become explicit arguments, the rest stay closure reads.
 // Only where recomputing the stretch in backward gives what the forward gave

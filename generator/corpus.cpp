@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "generator/checkpoint.h"
 #include "generator/choices.h"
 #include "generator/generator.h"
 #include "generator/mutate_program.h"
@@ -47,8 +48,9 @@ CampaignProgram campaign_program(const GenPolicy& base, int world, const std::ve
     SeededChoices c(seed ^ 0x636f72707573ull);  // "corpus"
     if (c.coin(kCorpusShare)) {
       const CorpusEntry& e = corpus[c.below(corpus.size())];
-      // An autocast seed is PyTorch 2.x's lane's only (LibTorch's runners refuse it).
-      if (e.program.autocast && base.target != Target::torch2)
+      // An autocast or checkpoint seed is PyTorch 2.x's lane's only (LibTorch's
+      // runners refuse autocast; checkpointing is torch.utils.checkpoint of 2.x).
+      if ((e.program.autocast || has_checkpoint(e.program)) && base.target != Target::torch2)
         return {generate_program(policy_for_world(world, base), seed), ""};
       // A torch1.13 seed is also a torch2 program: for PyTorch 2.x's lane, its mutants may use 2.x's ops.
       Program seed_program = e.program;
