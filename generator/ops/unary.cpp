@@ -138,12 +138,20 @@ void register_ops_unary(std::vector<OpSpec>& ops) {
   ops.push_back(special("i1e", Domain::any, kSavesOut));
   ops.push_back(special("entr", Domain::any, kFloatOnly));
   // No derivatives in LibTorch 1.13 (some have them in 2.x): never trained through.
-  for (const char* name : {"bessel_j0", "bessel_j1", "modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0",
-                           "airy_ai"})
-    ops.push_back(special(name, Domain::bounded, kNoHalfIn2 | kNoGrad));
+  // Those of j1, i1 and k1 in 2.x read the result: a program that writes it in
+  // place compiles to an error when AOTAutograd traces their backward ahead of
+  // time, even where the loss never reads them (by design, pytorch#158561).
   for (const char* name :
-       {"modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"})
-    ops.push_back(special(name, Domain::positive, kFloatOnly | kNoHalfIn2 | kNoGrad));
+       {"bessel_j0", "bessel_j1", "modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0", "airy_ai"}) {
+    bool reads_result = std::string(name) == "bessel_j1" || std::string(name) == "modified_bessel_i1";
+    ops.push_back(special(name, Domain::bounded, kNoHalfIn2 | kNoGrad | (reads_result ? kSavesOut : kNone)));
+  }
+  for (const char* name :
+       {"modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"}) {
+    bool reads_result = std::string(name) == "modified_bessel_k1";
+    ops.push_back(
+        special(name, Domain::positive, kFloatOnly | kNoHalfIn2 | kNoGrad | (reads_result ? kSavesOut : kNone)));
+  }
   for (auto& s : ops) {
     if (s.name != "special_airy_ai" && s.name != "special_spherical_bessel_j0" &&
         s.name.rfind("special_scaled_modified_bessel", 0) != 0)
