@@ -11,8 +11,9 @@
 namespace dlfuzz {
 
 namespace {
-// Union-find over value ids: a view or an in-place result shares a group with
-// the tensor it aliases, a structural node's results with what they may be.
+// Union-find over value ids: a view, a maybe-alias (op_spec.h) or an in-place
+// result shares a group with the tensor it aliases (as first_divergence's
+// AliasGroups joins them), a structural node's results with what they may be.
 struct Aliases {
   std::vector<int> parent;
   explicit Aliases(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
@@ -30,7 +31,7 @@ struct Aliases {
       std::vector<int> in = node_inputs(n);
       if (n.blocks.empty()) {
         const OpSpec* s = find_op(n.op);
-        if (s && (s->inplace || s->view) && !in.empty())
+        if (s && (s->inplace || s->view || s->may_alias) && !in.empty())
           for (int o : n.outputs) join(o, in[0]);
         continue;
       }

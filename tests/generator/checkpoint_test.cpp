@@ -101,6 +101,18 @@ TEST(Checkpoint, VerifyRefusesWhatRecomputationWouldGetWrong) {
                                    "}\n" +
                                    tail;
   EXPECT_NE(error_of(write_inside).find("written in place"), std::string::npos) << error_of(write_inside);
+  // ... and through a maybe-alias (reshape of a contiguous tensor returns a view of it).
+  const std::string write_maybe_alias = kTrain +
+                                        "%0 : f32[2,3] = mul %x, 2.0\n"
+                                        "%1 : f32[2,3], %2 : f32[2,3] = checkpoint inputs=[%0] (%c : f32[2,3]) {\n"
+                                        "  %a : f32[2,3] = mm %c, %w\n"
+                                        "  %b : f32[2,3] = tanh %a\n"
+                                        "  yield %a, %b\n"
+                                        "}\n"
+                                        "%6 : f32[6] = reshape %0, shape=[6]\n"
+                                        "%7 : f32[6] = mul_ %6, 2.0\n" +
+                                        tail;
+  EXPECT_NE(error_of(write_maybe_alias).find("written in place"), std::string::npos) << error_of(write_maybe_alias);
   // Writes to the region's own values are fine.
   const std::string own = kTrain +
                           "%1 : f32[2,3], %2 : f32[2,3] = checkpoint inputs=[%x] (%c : f32[2,3]) {\n"
