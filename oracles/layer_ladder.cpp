@@ -40,7 +40,8 @@ bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.ora
 // and optimizer step compiled) climbs torch.compile's ladder and then the
 // step compiled alone: what none of them shows is the two together;
 // inductor-freezing climbs it to plain Inductor: what that does not show is
-// freezing's.
+// freezing's; inductor-autotune climbs on to inductor-freezing: what that does
+// not show is max-autotune's.
 struct RunnerLadder {
   std::vector<std::string> below;
   std::string own_layer;
@@ -55,6 +56,9 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
       {"inductor-freezing",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor"},
         "Inductor freezing (params folded as constants, weights prepacked)"}},
+      {"inductor-autotune",
+       {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-freezing"},
+        "Inductor max-autotune (C++ GEMM templates)"}},
       {"inductor-train",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-step"},
         "Inductor (program and optimizer step together)"}},

@@ -516,11 +516,14 @@ def capture_data_dependent(compiled_fn):
     return call
 
 
-def frozen(fn, positions):
+def frozen(fn, positions, mode=None):
     """fn compiled by Inductor with freezing, as CPU inference is deployed:
     the arguments at `positions` (the program's params) become parameters of
     a module, which torch._inductor.config.freezing (under no_grad) folds into
     the graph as constants, prepacking conv and linear weights for oneDNN.
+    `mode` is torch.compile's: "max-autotune-no-cudagraphs" benchmarks
+    Inductor's C++ GEMM templates against ATen for every matmul whose weight
+    is constant (and every float32 bmm), the CPU inference recipe's second half.
     Called with every argument, as fn is: each call first copies the params'
     values into the module (the folded constants hold the first call's, which
     every call passes again) and afterwards writes what the program left in
@@ -540,7 +543,7 @@ def frozen(fn, positions):
                 rest = iter(data)
                 return fn(*[getattr(module, f"p{i}") if i in positions else next(rest) for i in range(len(args))])
             module.forward = forward
-            state["module"], state["compiled"] = module, torch.compile(module)
+            state["module"], state["compiled"] = module, torch.compile(module, mode=mode)
         module = state["module"]
         with torch.no_grad():
             for i in positions:
@@ -659,6 +662,9 @@ def main(meta, fn):
     ap.add_argument("--freezing", action="store_true",
                     help="the params held as a module's frozen parameters, compiled with Inductor's freezing under"
                          " no_grad (as dlfuzz's inductor-freezing; inference programs)")
+    ap.add_argument("--max-autotune", action="store_true",
+                    help="with --freezing: compile with mode max-autotune-no-cudagraphs, C++ GEMM templates"
+                         " benchmarked against ATen (as dlfuzz's inductor-autotune)")
     ap.add_argument("--dynamic", action="store_true",
                     help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
                          " function again with the batch resized (as dlfuzz's inductor-dynamic)")
@@ -696,7 +702,7 @@ def main(meta, fn):
     resized = resized_meta(meta) if args.dynamic else None
     try:
         if args.freezing:
-            compiled_fn = frozen(fn, meta.params)
+            compiled_fn = frozen(fn, meta.params, mode="max-autotune-no-cudagraphs" if args.max_autotune else None)
         else:
             compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
         got = run(meta, compiled_fn, step_backend, crossref=args.backend == "crossref")

@@ -23,6 +23,8 @@ Runners:
   py-eager64-resized  its float64 twin
   inductor-freezing torch.compile of a module holding the params, with Inductor's freezing
                     (constants folded, conv/linear weights prepacked; inference programs)
+  inductor-autotune inductor-freezing compiled with mode max-autotune-no-cudagraphs: C++ GEMM
+                    templates benchmarked against ATen (inference programs)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
@@ -247,6 +249,7 @@ RUNNERS = {
     "inductor-dynamic": lambda meta, fn: rt.capture_data_dependent(torch_compile(fn, dynamic=True)),
     "inductor-emulate": lambda meta, fn: emulating_precision_casts(torch_compile(fn)),
     "inductor-freezing": lambda meta, fn: rt.frozen(fn, meta.params),
+    "inductor-autotune": lambda meta, fn: rt.frozen(fn, meta.params, mode="max-autotune-no-cudagraphs"),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
         rt.capture_data_dependent(torch_compile(fn, dynamic=True))),
     "py-eager-resized": lambda meta, fn: fn,
@@ -462,7 +465,7 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
 
 
 # Compiled runners whose programs may share one compiled function (batching.py).
-BATCHED_RUNNERS = ("inductor", "aot-eager", "inductor-freezing")
+BATCHED_RUNNERS = ("inductor", "aot-eager", "inductor-freezing", "inductor-autotune")
 
 
 def uses_inductor(runner):

@@ -267,6 +267,28 @@ class Run(unittest.TestCase):
         self.assertEqual(spy.call_count, 1)
         torch._dynamo.reset()
 
+    @unittest.skipUnless(hasattr(torch, "compile"), "torch.compile needs PyTorch 2.x")
+    def test_max_autotune_tunes_a_frozen_linear_and_its_template_agrees(self):
+        # inductor-autotune: a linear whose weight freezing makes constant is
+        # autotuned, and Inductor's C++ GEMM template, made the only choice
+        # here (the runner lets the benchmark decide), computes what eager does.
+        from torch._dynamo.utils import counters
+        src = """def program(x0, w0):
+    return (torch.nn.functional.linear(x0, w0) * 2.0 + 1.0,)
+"""
+        fn = rt.define_program(src)
+        m = meta([([8, 16], torch.float32, "uniform", -2.0, 2.0, "contiguous", -1, 0),
+                  ([32, 16], torch.float32, "normal", 0.0, 0.5, "contiguous", -1, 0)], params=[1])
+        want = rt.run(m, fn)
+        for backends, counter in (("ATEN,CPP", "select_algorithm_autotune"), ("CPP", "cpp_templated_kernel_counter")):
+            counters.clear()
+            torch._dynamo.reset()
+            with torch._inductor.config.patch(max_autotune_gemm_backends=backends):
+                got = rt.run(m, rt.frozen(fn, m.params, mode="max-autotune-no-cudagraphs"))
+            self.assertGreaterEqual(counters["inductor"][counter], 1, backends)
+            self.assertTrue(torch.allclose(want["outputs"][0], got["outputs"][0], rtol=1e-5, atol=1e-5), backends)
+        torch._dynamo.reset()
+
     def test_json_float_spells_non_finite_values(self):
         self.assertEqual([rt._json_float(v) for v in (float("nan"), float("inf"), -float("inf"), -0.0, 1.5)],
                          ["nan", "inf", "-inf", -0.0, 1.5])
