@@ -95,9 +95,12 @@ import shared_trace  # noqa: E402
 import dlfuzz_runtime as rt  # noqa: E402
 import eager_first_call  # noqa: E402
 import isa_checks  # noqa: E402
+import link_order  # noqa: E402
 import one_kernel_module  # noqa: E402
 import planted_faults  # noqa: E402
 import timing  # noqa: E402
+
+link_order.link_kernels_to_this_torch()  # before any kernel is compiled
 
 # The one description of a run result, shared with the C++ side.
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "run_result_schema.json")) as _f:
