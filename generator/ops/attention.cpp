@@ -4,6 +4,14 @@
 // optional scale. Batch dims (one or two: batch, heads) are equal in the three
 // operands here; ATen would broadcast them. dropout_p stays 0 (no randomness)
 // and enable_gqa false (key and value have the query's heads).
+//
+// flex_attention (PyTorch 2.x only): query (B, H, L, E), key (B, H, S, E),
+// value (B, H, S, Ev) give (B, H, L, Ev), the scores changed by a named
+// score_mod and the blocks skipped by a named mask_mod, both written in the
+// Python runtime (_dlfuzz_flex_attention), with an optional scale. Eager runs
+// PyTorch's unfused reference; torch.compile lowers it to Inductor's fused
+// flex-attention template. On the CPU PyTorch has no backward for it and
+// compiles float32 and the half types only: inference programs, no float64 there.
 #include "generator/ops/common.h"
 
 namespace dlfuzz {
@@ -69,6 +77,65 @@ bool gen_sdpa(GenContext& g, const OpSpec& s, Node& n) {
   if (c.coin(0.3)) n.args.push_back({"scale", c.pick(std::vector<double>{0.125, 0.5, 1.0, 2.0})});
   return true;
 }
+// The score and mask modifications _dlfuzz_flex_attention knows by name.
+const std::vector<std::string> kScoreMods = {"relative", "alibi", "softcap", "causal"};
+const std::vector<std::string> kMaskMods = {"causal", "sliding_window", "document"};
+
+std::string infer_flex(const Program& p, const Node& n, std::vector<TensorType>& out) {
+  const TensorType* q = tensor_arg(p, n, "query");
+  const TensorType* k = tensor_arg(p, n, "key");
+  const TensorType* v = tensor_arg(p, n, "value");
+  if (!q || !k || !v) return "flex_attention needs tensors query, key and value";
+  if (!is_float(q->dtype)) return std::string("dtype ") + dtype_name(q->dtype) + " not supported by flex_attention";
+  if (k->dtype != q->dtype || v->dtype != q->dtype) return "query, key and value must have one dtype";
+  if (p.device == "cpu" && q->dtype == DType::f64)
+    return "flex_attention compiles float32, float16 and bfloat16 only on the CPU";
+  if (p.device == "cpu" && p.is_training()) return "flex_attention has no backward on the CPU";
+  if (p.autocast) return "flex_attention under autocast is not modelled";
+  if (q->rank() != 4 || k->rank() != 4 || v->rank() != 4) return "query, key and value must have rank 4";
+  for (int d = 0; d < 2; ++d)
+    if (k->shape[d] != q->shape[d] || v->shape[d] != q->shape[d]) return "batch and heads of query, key, value differ";
+  if (k->shape[3] != q->shape[3]) return "key's last dim must equal query's";
+  if (v->shape[2] != k->shape[2]) return "value and key must have one sequence length";
+  auto named = [&](const char* arg, const std::vector<std::string>& known) {
+    const Arg* a = n.arg(arg);
+    if (!a || std::holds_alternative<None>(a->value)) return true;
+    const auto* name = std::get_if<std::string>(&a->value);
+    return name && std::find(known.begin(), known.end(), *name) != known.end();
+  };
+  if (!named("score_mod", kScoreMods)) return "score_mod must be one of relative, alibi, softcap, causal";
+  if (!named("block_mask", kMaskMods)) return "block_mask must be one of causal, sliding_window, document";
+  out = {{q->dtype, {q->shape[0], q->shape[1], q->shape[2], v->shape[3]}}};
+  return "";
+}
+
+bool gen_flex(GenContext& g, const OpSpec& s, Node& n) {
+  const Program& p = g.program();
+  if (p.is_training() || p.autocast) return false;
+  Choices& c = g.choices();
+  auto fits = [&](const TensorType& t) {
+    return dtype_allowed(s, t.dtype, p.target) && t.dtype != DType::f64 && t.rank() == 4 && t.numel() > 0;
+  };
+  auto qv = g.first(fits);
+  if (!qv) {
+    if (g.focus()) return false;
+    DType dt = g.random_float_dtype();
+    if (dt == DType::f64) dt = DType::f32;
+    qv = g.new_input({dt, g.random_shape(4, 4)});
+    if (!fits(g.program().type(*qv))) return false;
+  }
+  const TensorType q = g.program().type(*qv);
+  Shape kshape = q.shape, vshape = q.shape;
+  kshape[2] = vshape[2] = c.coin(0.5) ? q.shape[2] : g.random_dim() + 1;
+  vshape[3] = c.coin(0.6) ? q.shape[3] : g.random_dim() + 1;
+  int k = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, kshape}; }, {q.dtype, kshape});
+  int v = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, vshape}; }, {q.dtype, vshape});
+  n.args = {{"query", ValueRef{*qv}}, {"key", ValueRef{k}}, {"value", ValueRef{v}}};
+  if (c.coin(0.7)) n.args.push_back({"score_mod", c.pick(kScoreMods)});
+  if (c.coin(0.6)) n.args.push_back({"block_mask", c.pick(kMaskMods)});
+  if (c.coin(0.3)) n.args.push_back({"scale", c.pick(std::vector<double>{0.125, 0.5, 1.0, 2.0})});
+  return true;
+}
 }  // namespace
 
 void register_ops_attention(std::vector<OpSpec>& ops) {
@@ -93,6 +160,23 @@ void register_ops_attention(std::vector<OpSpec>& ops) {
   s.saves_output = true;
   s.python = "torch.nn.functional.scaled_dot_product_attention";
   ops.push_back(s);
+
+  OpSpec f;
+  f.name = "flex_attention";
+  f.family = "attention";
+  f.aten = "higher_order::flex_attention";
+  f.params = {T("query"),
+              T("key"),
+              T("value"),
+              A("score_mod", ParamKind::str, true),
+              A("block_mask", ParamKind::str, true),
+              A("scale", ParamKind::float_, true)};
+  f.infer = infer_flex;
+  f.generate = gen_flex;
+  f.float_only = true;
+  f.torch2_only = true;
+  f.python = "_dlfuzz_flex_attention";  // dlfuzz_runtime.py: the named mods, the block mask built
+  ops.push_back(f);
 }
 
 }  // namespace dlfuzz

@@ -372,6 +372,35 @@ def _dlfuzz_save_matmuls():
     return torch.utils.checkpoint.create_selective_checkpoint_contexts(ops)
 
 
+# flex_attention's score and mask modifications, by the names a program's
+# `flex_attention` node gives (generator/ops/attention.cpp): score_mod(score,
+# batch, head, q_idx, kv_idx) -> score, mask_mod(batch, head, q_idx, kv_idx) ->
+# whether the pair is attended, as PyTorch's attention-gym writes them.
+_DLFUZZ_SCORE_MODS = {
+    "relative": lambda score, b, h, q, kv: score + (q - kv).to(score.dtype) * 0.1,
+    "alibi": lambda score, b, h, q, kv: score - ((h + 1) * 0.25 * (q - kv).abs()).to(score.dtype),
+    "softcap": lambda score, b, h, q, kv: torch.tanh(score / 5.0) * 5.0,
+    "causal": lambda score, b, h, q, kv: torch.where(q >= kv, score, -float("inf")),
+}
+_DLFUZZ_MASK_MODS = {
+    "causal": lambda b, h, q, kv: q >= kv,
+    "sliding_window": lambda b, h, q, kv: (q - kv).abs() <= 2,
+    "document": lambda b, h, q, kv: q // 3 == kv // 3,
+}
+
+
+def _dlfuzz_flex_attention(query, key, value, score_mod=None, block_mask=None, scale=None):
+    # The block mask is built in the program, as a model builds it per call
+    # (Dynamo traces create_block_mask); a fully masked query row gives zeros.
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    mask = None
+    if block_mask is not None:
+        mask = create_block_mask(_DLFUZZ_MASK_MODS[block_mask], None, None, query.shape[-2], key.shape[-2],
+                                 device=query.device)
+    return flex_attention(query, key, value, score_mod=_DLFUZZ_SCORE_MODS.get(score_mod), block_mask=mask,
+                          scale=scale)
+
+
 def _dlfuzz_fill_missing_grads(params):
     # A param autograd gave no gradient (None) gets zeros before the step, as in
     # dlfuzz's C++ runners: compiled autograd materializes zeros where eager

@@ -1,0 +1,98 @@
+// flex_attention (generator/ops/attention.cpp): its .dlf form, the runtime
+// call the Python emitter writes, what its type rule refuses (the CPU has no
+// backward for it and compiles no float64), and what generation draws.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "generator/dlf.h"
+#include "generator/emit.h"
+#include "generator/generator.h"
+#include "generator/verify.h"
+#include "tests/parse_program.h"
+
+namespace dlfuzz {
+namespace {
+
+std::string program(const std::string& mode, const std::string& dtype, const std::string& args) {
+  return "dlfuzz 1 seed=1 mode=" + mode +
+         " device=cpu world=1 plan=none target=torch2\n"
+         "input %q : " +
+         dtype + "[2,2,5,4] range(-1.0,1.0)\ninput %k : " + dtype + "[2,2,3,4] range(-1.0,1.0)\ninput %v : " + dtype +
+         "[2,2,3,6] range(-1.0,1.0)\n%1 : " + dtype + "[2,2,5,6] = flex_attention %q, %k, %v" + args + "\nreturn %1\n";
+}
+
+std::string error_of(const std::string& text) {
+  ParseResult r = parse_program(text);
+  return r.ok() ? "" : r.error->str();
+}
+
+TEST(FlexAttention, ParsesPrintsAndEmitsTheRuntimeCall) {
+  Program p = test::parse(program("infer", "f32", ", score_mod=\"alibi\", block_mask=\"causal\", scale=0.5"));
+  EXPECT_EQ(verify(p), "");
+  ParseResult back = parse_program(print_program(p));
+  ASSERT_TRUE(back.ok()) << back.error->str();
+  EXPECT_TRUE(back.program == p);
+  std::string py = emit_python(p);
+  EXPECT_NE(py.find("_dlfuzz_flex_attention(q, k, v, score_mod='alibi', block_mask='causal', scale=0.5)"),
+            std::string::npos)
+      << py;
+}
+
+TEST(FlexAttention, TypeRuleRefusesWhatTheCpuCannotRun) {
+  EXPECT_EQ(error_of(program("infer", "bf16", "")), "");
+  EXPECT_NE(error_of(program("infer", "f64", "")).find("float32, float16 and bfloat16 only"), std::string::npos);
+  EXPECT_NE(error_of(program("infer", "f32", ", score_mod=\"rotary\"")).find("score_mod must be one of"),
+            std::string::npos);
+  EXPECT_NE(error_of(program("infer", "f32", ", block_mask=\"full\"")).find("block_mask must be one of"),
+            std::string::npos);
+  std::string training = program("train", "f32", "");
+  training.replace(training.find("return %1\n"), 10,
+                   "target %y : f32[2,2,5,6] range(-1.0,1.0)\n%2 : f32[] = mse_loss %1, %y\nreturn %1\nloss %2\n"
+                   "step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=1\n");
+  EXPECT_NE(error_of(training).find("no backward on the CPU"), std::string::npos) << error_of(training);
+  std::string wrong = program("infer", "f32", "");
+  wrong.replace(wrong.find("[2,2,3,6] range"), 9, "[2,2,4,6]");
+  EXPECT_NE(error_of(wrong).find("one sequence length"), std::string::npos) << error_of(wrong);
+}
+
+TEST(FlexAttention, GeneratedOverManySeeds) {
+  GenPolicy policy;
+  policy.target = Target::torch2;
+  policy.focus_ops = {"flex_attention", "add", "mul", "softmax", "linear"};
+  std::map<std::string, int> score_mods, masks;
+  int programs_with = 0, in_training = 0, uneven = 0;
+  for (int seed = 0; seed < 1000; ++seed) {
+    Program p = generate_program(policy, seed);
+    ASSERT_EQ(verify(p), "") << "seed " << seed;
+    ParseResult back = parse_program(print_program(p));
+    ASSERT_TRUE(back.ok()) << "seed " << seed << ": " << back.error->str();
+    EXPECT_TRUE(back.program == p) << "seed " << seed;
+    bool with = false;
+    for (const Node& n : p.body.nodes) {
+      if (n.op != "flex_attention") continue;
+      with = true;
+      const Arg* s = n.arg("score_mod");
+      const Arg* m = n.arg("block_mask");
+      ++score_mods[s ? std::get<std::string>(s->value) : "none"];
+      ++masks[m ? std::get<std::string>(m->value) : "none"];
+      const TensorType& q = p.type(std::get<ValueRef>(n.arg("query")->value).id);
+      const TensorType& k = p.type(std::get<ValueRef>(n.arg("key")->value).id);
+      uneven += q.shape[2] != k.shape[2];
+      EXPECT_NE(q.dtype, DType::f64) << "seed " << seed;
+    }
+    programs_with += with;
+    in_training += with && p.is_training();
+  }
+  EXPECT_GT(programs_with, 200);
+  EXPECT_EQ(in_training, 0);
+  EXPECT_GT(uneven, 50);
+  EXPECT_EQ(score_mods.size(), 5u);  // the four named and none
+  EXPECT_EQ(masks.size(), 4u);       // the three named and none
+  for (const auto& [name, count] : score_mods) EXPECT_GT(count, 20) << name;
+  for (const auto& [name, count] : masks) EXPECT_GT(count, 20) << name;
+}
+
+}  // namespace
+}  // namespace dlfuzz
