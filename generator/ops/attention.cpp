@@ -18,6 +18,34 @@ namespace dlfuzz {
 using namespace ops;
 
 namespace {
+// What the two attention ops' operands share, once their ranks agree: equal
+// batch dims (and heads), the key's last dim the query's, the value's
+// sequence length the key's.
+std::string key_value_error(const TensorType& q, const TensorType& k, const TensorType& v) {
+  int r = q.rank();
+  for (int d = 0; d < r - 2; ++d)
+    if (k.shape[d] != q.shape[d] || v.shape[d] != q.shape[d]) return "batch dims of query, key, value differ";
+  if (k.shape[r - 1] != q.shape[r - 1]) return "key's last dim must equal query's";
+  if (v.shape[r - 2] != k.shape[r - 2]) return "value and key must have one sequence length";
+  return "";
+}
+
+// A key (.., S, E) and value (.., S, Ev) for query q (.., L, E): S is L or
+// drawn, Ev is E or drawn, each a value of that type already there or a new
+// input. {key, value}. q by value: a new input may move the program's types.
+std::pair<int, int> draw_key_value(GenContext& g, TensorType q) {
+  Choices& c = g.choices();
+  int r = q.rank();
+  Shape kshape = q.shape, vshape = q.shape;
+  kshape[r - 2] = vshape[r - 2] = c.coin(0.5) ? q.shape[r - 2] : g.random_dim() + 1;
+  vshape[r - 1] = c.coin(0.6) ? q.shape[r - 1] : g.random_dim() + 1;
+  int k = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, kshape}; }, {q.dtype, kshape});
+  int v = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, vshape}; }, {q.dtype, vshape});
+  return {k, v};
+}
+
+const std::vector<double> kScales = {0.125, 0.5, 1.0, 2.0};
+
 std::string infer_sdpa(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* q = tensor_arg(p, n, "query");
   const TensorType* k = tensor_arg(p, n, "key");
@@ -29,11 +57,8 @@ std::string infer_sdpa(const Program& p, const Node& n, std::vector<TensorType>&
   if (k->dtype != q->dtype || v->dtype != q->dtype) return "query, key and value must have one dtype";
   if (q->rank() < 3 || q->rank() > 4) return "query must have rank 3 or 4, not " + type_str(*q);
   if (k->rank() != q->rank() || v->rank() != q->rank()) return "query, key and value must have one rank";
+  if (auto e = key_value_error(*q, *k, *v); !e.empty()) return e;
   int r = q->rank();
-  for (int d = 0; d < r - 2; ++d)
-    if (k->shape[d] != q->shape[d] || v->shape[d] != q->shape[d]) return "batch dims of query, key, value differ";
-  if (k->shape[r - 1] != q->shape[r - 1]) return "key's last dim must equal query's";
-  if (v->shape[r - 2] != k->shape[r - 2]) return "value and key must have one sequence length";
   int64_t L = q->shape[r - 2], S = k->shape[r - 2];
   if (const Arg* m = n.arg("attn_mask"); m && !std::holds_alternative<None>(m->value)) {
     const TensorType* mt = tensor_arg(p, n, "attn_mask");
@@ -63,18 +88,14 @@ bool gen_sdpa(GenContext& g, const OpSpec& s, Node& n) {
   }
   const TensorType q = g.program().type(*qv);
   int r = q.rank();
-  Shape kshape = q.shape, vshape = q.shape;
-  int64_t S = c.coin(0.5) ? q.shape[r - 2] : g.random_dim() + 1;
-  kshape[r - 2] = vshape[r - 2] = S;
-  vshape[r - 1] = c.coin(0.6) ? q.shape[r - 1] : g.random_dim() + 1;
-  int k = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, kshape}; }, {q.dtype, kshape});
-  int v = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, vshape}; }, {q.dtype, vshape});
+  auto [k, v] = draw_key_value(g, q);
+  int64_t S = g.program().type(k).shape[r - 2];
   n.args = {{"query", ValueRef{*qv}}, {"key", ValueRef{k}}, {"value", ValueRef{v}}};
   int pick = c.weighted({4, 3, 1, 2});  // none, float mask, bool mask, causal
   if (pick == 1) n.args.push_back({"attn_mask", ValueRef{g.new_input({q.dtype, {q.shape[r - 2], S}})}});
   if (pick == 2) n.args.push_back({"attn_mask", ValueRef{g.new_input({DType::b8, {q.shape[r - 2], S}})}});
   if (pick == 3) n.args.push_back({"is_causal", true});
-  if (c.coin(0.3)) n.args.push_back({"scale", c.pick(std::vector<double>{0.125, 0.5, 1.0, 2.0})});
+  if (c.coin(0.3)) n.args.push_back({"scale", c.pick(kScales)});
   return true;
 }
 // The score and mask modifications _dlfuzz_flex_attention knows by name.
@@ -93,10 +114,7 @@ std::string infer_flex(const Program& p, const Node& n, std::vector<TensorType>&
   if (p.device == "cpu" && p.is_training()) return "flex_attention has no backward on the CPU";
   if (p.autocast) return "flex_attention under autocast is not modelled";
   if (q->rank() != 4 || k->rank() != 4 || v->rank() != 4) return "query, key and value must have rank 4";
-  for (int d = 0; d < 2; ++d)
-    if (k->shape[d] != q->shape[d] || v->shape[d] != q->shape[d]) return "batch and heads of query, key, value differ";
-  if (k->shape[3] != q->shape[3]) return "key's last dim must equal query's";
-  if (v->shape[2] != k->shape[2]) return "value and key must have one sequence length";
+  if (auto e = key_value_error(*q, *k, *v); !e.empty()) return e;
   auto named = [&](const char* arg, const std::vector<std::string>& known) {
     const Arg* a = n.arg(arg);
     if (!a || std::holds_alternative<None>(a->value)) return true;
@@ -124,16 +142,11 @@ bool gen_flex(GenContext& g, const OpSpec& s, Node& n) {
     qv = g.new_input({dt, g.random_shape(4, 4)});
     if (!fits(g.program().type(*qv))) return false;
   }
-  const TensorType q = g.program().type(*qv);
-  Shape kshape = q.shape, vshape = q.shape;
-  kshape[2] = vshape[2] = c.coin(0.5) ? q.shape[2] : g.random_dim() + 1;
-  vshape[3] = c.coin(0.6) ? q.shape[3] : g.random_dim() + 1;
-  int k = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, kshape}; }, {q.dtype, kshape});
-  int v = g.pick_or_input([&](const TensorType& t) { return t == TensorType{q.dtype, vshape}; }, {q.dtype, vshape});
+  auto [k, v] = draw_key_value(g, g.program().type(*qv));
   n.args = {{"query", ValueRef{*qv}}, {"key", ValueRef{k}}, {"value", ValueRef{v}}};
   if (c.coin(0.7)) n.args.push_back({"score_mod", c.pick(kScoreMods)});
   if (c.coin(0.6)) n.args.push_back({"block_mask", c.pick(kMaskMods)});
-  if (c.coin(0.3)) n.args.push_back({"scale", c.pick(std::vector<double>{0.125, 0.5, 1.0, 2.0})});
+  if (c.coin(0.3)) n.args.push_back({"scale", c.pick(kScales)});
   return true;
 }
 }  // namespace

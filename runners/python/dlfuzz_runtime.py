@@ -545,6 +545,10 @@ def capture_data_dependent(compiled_fn):
     return call
 
 
+# torch.compile's mode for inductor-autotune (and the repro's --max-autotune).
+MAX_AUTOTUNE = "max-autotune-no-cudagraphs"
+
+
 def frozen(fn, positions, mode=None):
     """fn compiled by Inductor with freezing, as CPU inference is deployed:
     the arguments at `positions` (the program's params) become parameters of
@@ -731,7 +735,7 @@ def main(meta, fn):
     resized = resized_meta(meta) if args.dynamic else None
     try:
         if args.freezing:
-            compiled_fn = frozen(fn, meta.params, mode="max-autotune-no-cudagraphs" if args.max_autotune else None)
+            compiled_fn = frozen(fn, meta.params, mode=MAX_AUTOTUNE if args.max_autotune else None)
         else:
             compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
         got = run(meta, compiled_fn, step_backend, crossref=args.backend == "crossref")

@@ -252,7 +252,7 @@ RUNNERS = {
     "inductor-dynamic": lambda meta, fn: rt.capture_data_dependent(torch_compile(fn, dynamic=True)),
     "inductor-emulate": lambda meta, fn: emulating_precision_casts(torch_compile(fn)),
     "inductor-freezing": lambda meta, fn: rt.frozen(fn, meta.params),
-    "inductor-autotune": lambda meta, fn: rt.frozen(fn, meta.params, mode="max-autotune-no-cudagraphs"),
+    "inductor-autotune": lambda meta, fn: rt.frozen(fn, meta.params, mode=rt.MAX_AUTOTUNE),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
         rt.capture_data_dependent(torch_compile(fn, dynamic=True))),
     "py-eager-resized": lambda meta, fn: fn,

@@ -286,7 +286,7 @@ class Run(unittest.TestCase):
             # Compiled and tuned here, not loaded from a warm cache of an earlier run.
             with torch._inductor.config.patch(max_autotune_gemm_backends=backends, fx_graph_cache=False,
                                               autotune_local_cache=False):
-                got = rt.run(m, rt.frozen(fn, m.params, mode="max-autotune-no-cudagraphs"))
+                got = rt.run(m, rt.frozen(fn, m.params, mode=rt.MAX_AUTOTUNE))
             self.assertGreaterEqual(counters["inductor"][counter], 1, backends)
             self.assertTrue(torch.allclose(want["outputs"][0], got["outputs"][0], rtol=1e-5, atol=1e-5), backends)
         torch._dynamo.reset()

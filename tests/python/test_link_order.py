@@ -6,6 +6,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runners", "python"))
 import torch  # noqa: E402
 
+import env_check  # noqa: E402
 import link_order  # noqa: E402
 
 
@@ -14,13 +15,9 @@ class LinkOrder(unittest.TestCase):
     def test_the_first_libtorch_cpu_on_the_link_path_is_this_installs(self):
         # On Debian with libtorch-dev, Python's LIBDIR (searched first) holds
         # LibTorch 1.13's: without the patch the first one found is that.
-        from torch._inductor import cpu_vec_isa
-        from torch._inductor.cpp_builder import CppTorchOptions
         link_order.link_kernels_to_this_torch()
-        own = os.path.realpath(os.path.join(os.path.dirname(torch.__file__), "lib"))
-        dirs = CppTorchOptions(vec_isa=cpu_vec_isa.invalid_vec_isa).get_libraries_dirs()
-        found = [os.path.realpath(d) for d in dirs if os.path.exists(os.path.join(d, "libtorch_cpu.so"))]
-        self.assertEqual(found[:1], [own])
+        linked, own = env_check.linked_libtorch_cpu()  # what the environment check reads off the link line
+        self.assertEqual(linked, own)
 
     def test_a_directory_is_foreign_only_when_it_holds_another_libtorch(self):
         own = os.path.join(os.path.dirname(torch.__file__), "lib")
