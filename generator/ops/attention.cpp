@@ -5,11 +5,15 @@
 // operands here; ATen would broadcast them. dropout_p stays 0 (no randomness)
 // and enable_gqa false (key and value have the query's heads).
 //
-// flex_attention (PyTorch 2.x only): query (B, H, L, E), key (B, H, S, E),
-// value (B, H, S, Ev) give (B, H, L, Ev), the scores changed by a named
+// flex_attention (PyTorch 2.x only): query (B, H, L, E), key (B, Hkv, S, E),
+// value (B, Hkv, S, Ev) give (B, H, L, Ev), the scores changed by a named
 // score_mod and the blocks skipped by a named mask_mod, both written in the
-// Python runtime (_dlfuzz_flex_attention), with an optional scale. Eager runs
-// PyTorch's unfused reference; torch.compile lowers it to Inductor's fused
+// Python runtime (_dlfuzz_flex_attention), with an optional scale. Hkv is H,
+// or with enable_gqa a divisor of H (grouped-query attention). Some mods read
+// a tensor the function captures, as models write them: a score bias table
+// (`bias`: a learned (H, L, S) bias, a relative-position table, per-head
+// slopes) or document ids (`doc_ids`) for the mask. Eager runs PyTorch's
+// unfused reference; torch.compile lowers it to Inductor's fused
 // flex-attention template. On the CPU PyTorch has no backward for it and
 // compiles float32 and the half types only: inference programs, no float64 there.
 #include "generator/ops/common.h"
@@ -98,9 +102,24 @@ bool gen_sdpa(GenContext& g, const OpSpec& s, Node& n) {
   if (c.coin(0.3)) n.args.push_back({"scale", c.pick(kScales)});
   return true;
 }
-// The score and mask modifications _dlfuzz_flex_attention knows by name.
+// The score and mask modifications _dlfuzz_flex_attention knows by name:
+// those that read only the indices, those that read the captured `bias`
+// (score) or `doc_ids` (mask) tensor.
 const std::vector<std::string> kScoreMods = {"relative", "alibi", "softcap", "causal"};
+const std::vector<std::string> kBiasMods = {"bias", "relative_bias", "head_slope"};
 const std::vector<std::string> kMaskMods = {"causal", "sliding_window", "document"};
+const std::string kDocumentIds = "document_ids";
+
+// The shape of the table a bias mod reads, for H query heads, L queries and S keys.
+Shape bias_shape(const std::string& mod, int64_t H, int64_t L, int64_t S) {
+  if (mod == "bias") return {H, L, S};             // score + bias[h, q, kv]
+  if (mod == "relative_bias") return {L + S - 1};  // score + bias[q - kv + S - 1]
+  return {H};                                      // head_slope: score - bias[h] * |q - kv|
+}
+
+bool is_named(const std::vector<std::string>& known, const std::string& name) {
+  return std::find(known.begin(), known.end(), name) != known.end();
+}
 
 std::string infer_flex(const Program& p, const Node& n, std::vector<TensorType>& out) {
   const TensorType* q = tensor_arg(p, n, "query");
@@ -114,17 +133,48 @@ std::string infer_flex(const Program& p, const Node& n, std::vector<TensorType>&
   if (p.device == "cpu" && p.is_training()) return "flex_attention has no backward on the CPU";
   if (p.autocast) return "flex_attention under autocast is not modelled";
   if (q->rank() != 4 || k->rank() != 4 || v->rank() != 4) return "query, key and value must have rank 4";
-  if (auto e = key_value_error(*q, *k, *v); !e.empty()) return e;
-  auto named = [&](const char* arg, const std::vector<std::string>& known) {
+  // Grouped-query attention: key and value heads divide the query's.
+  TensorType grouped = *q;
+  if (bool_arg(n, "enable_gqa", false)) {
+    if (k->shape[1] == 0 || q->shape[1] % k->shape[1] != 0) return "with enable_gqa, key heads must divide query heads";
+    grouped.shape[1] = k->shape[1];
+  }
+  if (auto e = key_value_error(grouped, *k, *v); !e.empty()) return e;
+  int64_t H = q->shape[1], L = q->shape[2], S = k->shape[2];
+  auto name_of = [&](const char* arg) {
     const Arg* a = n.arg(arg);
-    if (!a || std::holds_alternative<None>(a->value)) return true;
-    const auto* name = std::get_if<std::string>(&a->value);
-    return name && std::find(known.begin(), known.end(), *name) != known.end();
+    const auto* name = a ? std::get_if<std::string>(&a->value) : nullptr;
+    return name ? *name : std::string();
   };
-  if (!named("score_mod", kScoreMods)) return "score_mod must be one of relative, alibi, softcap, causal";
-  if (!named("block_mask", kMaskMods)) return "block_mask must be one of causal, sliding_window, document";
+  std::string score_mod = name_of("score_mod"), mask = name_of("block_mask");
+  if (!score_mod.empty() && !is_named(kScoreMods, score_mod) && !is_named(kBiasMods, score_mod))
+    return "score_mod must be one of relative, alibi, softcap, causal, bias, relative_bias, head_slope";
+  if (!mask.empty() && !is_named(kMaskMods, mask) && mask != kDocumentIds)
+    return "block_mask must be one of causal, sliding_window, document, document_ids";
+  const TensorType* bias = tensor_arg(p, n, "bias");
+  if (is_named(kBiasMods, score_mod) != (bias != nullptr))
+    return "a bias tensor goes with a bias score_mod, and only with one";
+  if (bias) {
+    if (bias->dtype != q->dtype && bias->dtype != DType::f32) return "bias must have the query's dtype or float32";
+    if (bias->shape != bias_shape(score_mod, H, L, S))
+      return "bias of " + score_mod + " must be " + type_str({bias->dtype, bias_shape(score_mod, H, L, S)});
+  }
+  const TensorType* ids = tensor_arg(p, n, "doc_ids");
+  if ((mask == kDocumentIds) != (ids != nullptr)) return "doc_ids go with block_mask document_ids, and only with it";
+  if (ids && *ids != TensorType{DType::i64, {std::max(L, S)}})
+    return "doc_ids must be i64[max(L, S)], not " + type_str(*ids);
   out = {{q->dtype, {q->shape[0], q->shape[1], q->shape[2], v->shape[3]}}};
   return "";
+}
+
+// A bias table of `shape`: a value already there or a new input, and half of
+// the time computed in the program (a table a model derives before attention).
+int draw_bias(GenContext& g, DType query_dtype, const Shape& shape) {
+  Choices& c = g.choices();
+  TensorType t{c.coin(0.75) ? query_dtype : DType::f32, shape};
+  int b = g.pick_or_input([&](const TensorType& x) { return x == t; }, t);
+  if (c.coin(0.5)) b = g.emit1(c.pick(std::vector<std::string>{"tanh", "sigmoid", "neg"}), {{"self", ValueRef{b}}});
+  return b;
 }
 
 bool gen_flex(GenContext& g, const OpSpec& s, Node& n) {
@@ -142,11 +192,36 @@ bool gen_flex(GenContext& g, const OpSpec& s, Node& n) {
     qv = g.new_input({dt, g.random_shape(4, 4)});
     if (!fits(g.program().type(*qv))) return false;
   }
-  auto [k, v] = draw_key_value(g, g.program().type(*qv));
+  const TensorType q = g.program().type(*qv);
+  // Grouped-query attention on a quarter of the draws with heads to group.
+  TensorType grouped = q;
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d < q.shape[1]; ++d)
+    if (q.shape[1] % d == 0) divisors.push_back(d);
+  bool gqa = !divisors.empty() && c.coin(0.25);
+  if (gqa) grouped.shape[1] = c.pick(divisors);
+  auto [k, v] = draw_key_value(g, grouped);
+  int64_t H = q.shape[1], L = q.shape[2], S = g.program().type(k).shape[2];
   n.args = {{"query", ValueRef{*qv}}, {"key", ValueRef{k}}, {"value", ValueRef{v}}};
-  if (c.coin(0.7)) n.args.push_back({"score_mod", c.pick(kScoreMods)});
-  if (c.coin(0.6)) n.args.push_back({"block_mask", c.pick(kMaskMods)});
+  if (c.coin(0.7)) {
+    if (c.coin(0.35)) {
+      std::string mod = c.pick(kBiasMods);
+      n.args.push_back({"score_mod", mod});
+      n.args.push_back({"bias", ValueRef{draw_bias(g, q.dtype, bias_shape(mod, H, L, S))}});
+    } else {
+      n.args.push_back({"score_mod", c.pick(kScoreMods)});
+    }
+  }
+  if (c.coin(0.6)) {
+    if (c.coin(0.25)) {
+      n.args.push_back({"block_mask", kDocumentIds});
+      n.args.push_back({"doc_ids", ValueRef{g.new_index_input({std::max(L, S)}, 3)}});
+    } else {
+      n.args.push_back({"block_mask", c.pick(kMaskMods)});
+    }
+  }
   if (c.coin(0.3)) n.args.push_back({"scale", c.pick(kScales)});
+  if (gqa) n.args.push_back({"enable_gqa", true});
   return true;
 }
 }  // namespace
@@ -183,7 +258,10 @@ void register_ops_attention(std::vector<OpSpec>& ops) {
               T("value"),
               A("score_mod", ParamKind::str, true),
               A("block_mask", ParamKind::str, true),
-              A("scale", ParamKind::float_, true)};
+              A("scale", ParamKind::float_, true),
+              A("enable_gqa", ParamKind::bool_),
+              {"bias", ParamKind::tensor, true, false},
+              {"doc_ids", ParamKind::tensor, true, false}};
   f.infer = infer_flex;
   f.generate = gen_flex;
   f.float_only = true;

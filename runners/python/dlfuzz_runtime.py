@@ -389,16 +389,33 @@ _DLFUZZ_MASK_MODS = {
 }
 
 
-def _dlfuzz_flex_attention(query, key, value, score_mod=None, block_mask=None, scale=None):
+def _dlfuzz_bias_mod(name, bias, kv_len):
+    # The score modifications that read a captured tensor (`bias`), closures
+    # as models write them: a learned (H, L, S) bias, a relative-position
+    # table indexed by q - kv, per-head ALiBi slopes.
+    if name == "bias":
+        return lambda score, b, h, q, kv: score + bias[h, q, kv]
+    if name == "relative_bias":
+        return lambda score, b, h, q, kv: score + bias[q - kv + kv_len - 1]
+    if name == "head_slope":
+        return lambda score, b, h, q, kv: score - bias[h] * (q - kv).abs()
+    raise ValueError(f"unknown bias score_mod {name}")
+
+
+def _dlfuzz_flex_attention(query, key, value, score_mod=None, block_mask=None, scale=None, enable_gqa=False,
+                           bias=None, doc_ids=None):
     # The block mask is built in the program, as a model builds it per call
     # (Dynamo traces create_block_mask); a fully masked query row gives zeros.
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     mask = None
-    if block_mask is not None:
-        mask = create_block_mask(_DLFUZZ_MASK_MODS[block_mask], None, None, query.shape[-2], key.shape[-2],
-                                 device=query.device)
-    return flex_attention(query, key, value, score_mod=_DLFUZZ_SCORE_MODS.get(score_mod), block_mask=mask,
-                          scale=scale)
+    if block_mask == "document_ids":  # packed sequences: attend within one document
+        mask_mod = lambda b, h, q, kv: doc_ids[q] == doc_ids[kv]
+    else:
+        mask_mod = _DLFUZZ_MASK_MODS.get(block_mask)
+    if mask_mod is not None:
+        mask = create_block_mask(mask_mod, None, None, query.shape[-2], key.shape[-2], device=query.device)
+    mod = _dlfuzz_bias_mod(score_mod, bias, key.shape[-2]) if bias is not None else _DLFUZZ_SCORE_MODS.get(score_mod)
+    return flex_attention(query, key, value, score_mod=mod, block_mask=mask, scale=scale, enable_gqa=enable_gqa)
 
 
 def _dlfuzz_fill_missing_grads(params):

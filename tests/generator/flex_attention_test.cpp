@@ -3,6 +3,7 @@
 // backward for it and compiles no float64), and what generation draws.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -57,12 +58,43 @@ TEST(FlexAttention, TypeRuleRefusesWhatTheCpuCannotRun) {
   EXPECT_NE(error_of(wrong).find("one sequence length"), std::string::npos) << error_of(wrong);
 }
 
+TEST(FlexAttention, GroupedQueryAttentionAndCapturedTensors) {
+  auto with_inputs = [](const std::string& inputs, const std::string& args, const std::string& kv_heads = "2") {
+    std::string text = program("infer", "f32", args);
+    text.replace(text.find("%1 :"), 0, inputs);
+    for (const char* name : {"%k : f32[2,", "%v : f32[2,"}) text.replace(text.find(name) + 11, 1, kv_heads);
+    return text;
+  };
+  Program p = test::parse(
+      with_inputs("input %b : f32[2,5,3] range(-1.0,1.0)\n", ", score_mod=\"bias\", bias=%b, enable_gqa=true"));
+  std::string py = emit_python(p);
+  EXPECT_NE(py.find("_dlfuzz_flex_attention(q, k, v, score_mod='bias', bias=b, enable_gqa=True)"), std::string::npos)
+      << py;
+  EXPECT_EQ(error_of(with_inputs("", ", enable_gqa=true", "1")), "");
+  EXPECT_NE(error_of(with_inputs("", "", "1")).find("batch dims"), std::string::npos);
+  EXPECT_NE(error_of(with_inputs("", ", enable_gqa=true", "3")).find("must divide"), std::string::npos);
+  // The table each bias mod reads: (H, L, S), (L + S - 1), (H).
+  EXPECT_EQ(error_of(with_inputs("input %b : f32[7] range(-1.0,1.0)\n", ", score_mod=\"relative_bias\", bias=%b")), "");
+  EXPECT_EQ(error_of(with_inputs("input %b : f32[2] range(-1.0,1.0)\n", ", score_mod=\"head_slope\", bias=%b")), "");
+  EXPECT_NE(error_of(with_inputs("input %b : f32[2,5,4] range(-1.0,1.0)\n", ", score_mod=\"bias\", bias=%b"))
+                .find("bias of bias must be f32[2,5,3]"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_inputs("", ", score_mod=\"bias\"")).find("a bias tensor goes with"), std::string::npos);
+  EXPECT_NE(error_of(with_inputs("input %b : f32[2] range(-1.0,1.0)\n", ", score_mod=\"alibi\", bias=%b"))
+                .find("a bias tensor goes with"),
+            std::string::npos);
+  EXPECT_EQ(error_of(with_inputs("input %d : i64[5] range(0,3)\n", ", block_mask=\"document_ids\", doc_ids=%d")), "");
+  EXPECT_NE(error_of(with_inputs("input %d : i64[3] range(0,3)\n", ", block_mask=\"document_ids\", doc_ids=%d"))
+                .find("doc_ids must be i64[max(L, S)]"),
+            std::string::npos);
+}
+
 TEST(FlexAttention, GeneratedOverManySeeds) {
   GenPolicy policy;
   policy.target = Target::torch2;
   policy.focus_ops = {"flex_attention", "add", "mul", "softmax", "linear"};
   std::map<std::string, int> score_mods, masks;
-  int programs_with = 0, in_training = 0, uneven = 0;
+  int programs_with = 0, in_training = 0, uneven = 0, grouped = 0, computed_bias = 0;
   for (int seed = 0; seed < 1000; ++seed) {
     Program p = generate_program(policy, seed);
     ASSERT_EQ(verify(p), "") << "seed " << seed;
@@ -80,6 +112,12 @@ TEST(FlexAttention, GeneratedOverManySeeds) {
       const TensorType& q = p.type(std::get<ValueRef>(n.arg("query")->value).id);
       const TensorType& k = p.type(std::get<ValueRef>(n.arg("key")->value).id);
       uneven += q.shape[2] != k.shape[2];
+      grouped += q.shape[1] != k.shape[1];
+      if (const Arg* b = n.arg("bias")) {
+        int id = std::get<ValueRef>(b->value).id;
+        computed_bias +=
+            std::none_of(p.inputs.begin(), p.inputs.end(), [&](const InputDecl& in) { return in.value == id; });
+      }
       EXPECT_NE(q.dtype, DType::f64) << "seed " << seed;
     }
     programs_with += with;
@@ -88,8 +126,10 @@ TEST(FlexAttention, GeneratedOverManySeeds) {
   EXPECT_GT(programs_with, 200);
   EXPECT_EQ(in_training, 0);
   EXPECT_GT(uneven, 50);
-  EXPECT_EQ(score_mods.size(), 5u);  // the four named and none
-  EXPECT_EQ(masks.size(), 4u);       // the three named and none
+  EXPECT_GT(grouped, 50);
+  EXPECT_GT(computed_bias, 30);
+  EXPECT_EQ(score_mods.size(), 8u);  // the seven named and none
+  EXPECT_EQ(masks.size(), 5u);       // the four named and none
   for (const auto& [name, count] : score_mods) EXPECT_GT(count, 20) << name;
   for (const auto& [name, count] : masks) EXPECT_GT(count, 20) << name;
 }
