@@ -408,10 +408,10 @@ def _dlfuzz_flex_attention(query, key, value, score_mod=None, block_mask=None, s
     # (Dynamo traces create_block_mask); a fully masked query row gives zeros.
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     mask = None
+    mask_mod = _DLFUZZ_MASK_MODS.get(block_mask)
     if block_mask == "document_ids":  # packed sequences: attend within one document
-        mask_mod = lambda b, h, q, kv: doc_ids[q] == doc_ids[kv]
-    else:
-        mask_mod = _DLFUZZ_MASK_MODS.get(block_mask)
+        def mask_mod(b, h, q, kv):
+            return doc_ids[q] == doc_ids[kv]
     if mask_mod is not None:
         mask = create_block_mask(mask_mod, None, None, query.shape[-2], key.shape[-2], device=query.device)
     mod = _dlfuzz_bias_mod(score_mod, bias, key.shape[-2]) if bias is not None else _DLFUZZ_SCORE_MODS.get(score_mod)
