@@ -41,6 +41,15 @@ std::optional<int> GenContext::first(const TypePred& pred) {
   return pick(pred);
 }
 
+std::optional<int> GenContext::pick_computed(const std::function<bool(int)>& ok) {
+  std::vector<int> fit;
+  for (const auto& s : scopes_)
+    for (int v : s)
+      if (ok(v)) fit.push_back(v);
+  if (fit.empty()) return std::nullopt;
+  return fit[c_.below(fit.size())];
+}
+
 int GenContext::pick_or_input(const TypePred& pred, const TensorType& fresh) {
   if (c_.coin(0.75))
     if (auto v = pick(pred)) return *v;

@@ -45,6 +45,8 @@ class GenContext {
   std::optional<int> first(const TypePred& pred);
   // pick(), or a fresh data input of type `fresh` when nothing fits.
   int pick_or_input(const TypePred& pred, const TensorType& fresh);
+  // A value computed by the program (no input) for which ok(id) holds, if any.
+  std::optional<int> pick_computed(const std::function<bool(int)>& ok);
   int new_input(const TensorType& t);
   int new_param(const TensorType& t, Init init, double a, double b);
   // A fresh i64 data input whose values are indices in [0, bound): in range

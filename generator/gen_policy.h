@@ -61,13 +61,15 @@ struct GenPolicy {
   // (i16, u16, u32 and u64 only for torch2 programs: the 1.13 ones skip them.)
   // Relative weight of each op family (see generator/ops/families.def).
   std::map<std::string, double> family_weights = {
-      {"unary", 14},  {"activation", 12}, {"binary", 14},  {"compare", 4},    {"ternary", 4},
-      {"cast", 3},    {"reduce", 8},      {"shape", 7},    {"view", 7},       {"linalg", 6},
-      {"conv", 5},    {"pool", 3},        {"norm", 5},     {"embedding", 1},  {"loss", 1},
-      {"inplace", 4}, {"collective", 0},  {"factory", 3},  {"index", 6},      {"scan", 3},
-      {"pad", 3},     {"einsum", 1.5},    {"upsample", 2}, {"attention", 1.5},  // attention: torch2 programs only
-      {"dynamic", 2}, {"subscript", 3},   {"foreach", 2},  {"random", 1.5}, {"bitcast", 2},  // bitcast: torch2 programs only
-      {"quantize", 1}};
+      {"unary", 14},     {"activation", 12}, {"binary", 14},  {"compare", 4},
+      {"ternary", 4},    {"cast", 3},        {"reduce", 8},   {"shape", 7},
+      {"view", 7},       {"linalg", 6},      {"conv", 5},     {"pool", 3},
+      {"norm", 5},       {"embedding", 1},   {"loss", 1},     {"inplace", 4},
+      {"collective", 0}, {"factory", 3},     {"index", 6},    {"scan", 3},
+      {"pad", 3},        {"einsum", 1.5},    {"upsample", 2}, {"attention", 1.5},  // attention: torch2 programs only
+      {"dynamic", 2},    {"subscript", 3},   {"foreach", 2},  {"random", 1.5},
+      {"bitcast", 2},                         // bitcast: torch2 programs only
+      {"quantize", 1},   {"autograd", 1.5}};  // autograd: torch2 training programs only
 
   // Steering: ops to focus on (drawn for most ops when not empty) and ops
   // never drawn. Helper ops a generate function emits (guards, index

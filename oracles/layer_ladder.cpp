@@ -41,7 +41,8 @@ bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.ora
 // step compiled alone: what none of them shows is the two together;
 // inductor-freezing climbs it to plain Inductor: what that does not show is
 // freezing's; inductor-autotune climbs on to inductor-freezing: what that does
-// not show is max-autotune's.
+// not show is max-autotune's; inductor-ca climbs to plain Inductor: what that
+// does not show is Compiled Autograd's.
 struct RunnerLadder {
   std::vector<std::string> below;
   std::string own_layer;
@@ -59,6 +60,8 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
       {"inductor-autotune",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-freezing"},
         "Inductor max-autotune (C++ GEMM templates)"}},
+      {"inductor-ca",
+       {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor"}, "Compiled Autograd (backward traced at run time)"}},
       {"inductor-train",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-step"},
         "Inductor (program and optimizer step together)"}},

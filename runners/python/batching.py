@@ -131,17 +131,18 @@ def run_batched(metas, fn):
         last_outs = {}
         for pass_ in range(max(passes[k] for k in active)):
             torch.manual_seed(0)
-            with nested_breaks():
-                outs = fn(*[x if x.requires_grad else x.clone() for xs in inputs for x in xs])
-            total = None
-            for k in active:
-                if pass_ >= passes[k]:
-                    continue
-                loss = outs[k][-1]
-                results[k]["losses"].append(loss.item())
-                total = loss if total is None else total + loss
-                last_outs[k] = outs[k]
-            total.backward()
+            with rt.autograd_context(fn):
+                with nested_breaks():
+                    outs = fn(*[x if x.requires_grad else x.clone() for xs in inputs for x in xs])
+                total = None
+                for k in active:
+                    if pass_ >= passes[k]:
+                        continue
+                    loss = outs[k][-1]
+                    results[k]["losses"].append(loss.item())
+                    total = loss if total is None else total + loss
+                    last_outs[k] = outs[k]
+                total.backward()
         for k in active:
             rt._dlfuzz_fill_missing_grads(params[k])
             if step == steps[k] - 1:  # copies: an output may be a view of a param the step updates

@@ -418,6 +418,33 @@ def _dlfuzz_flex_attention(query, key, value, score_mod=None, block_mask=None, s
     return flex_attention(query, key, value, score_mod=mod, block_mask=mask, scale=scale, enable_gqa=enable_gqa)
 
 
+# Backward hooks by the names a program's `grad_hook` node gives
+# (generator/ops/autograd.cpp): each takes the gradient reaching the hooked
+# value and returns the one to use instead, or None to keep it.
+_DLFUZZ_GRAD_STATS = {}
+
+
+def _dlfuzz_observe_grad(grad):
+    # A logging hook, as training code writes one: it records and returns None.
+    _DLFUZZ_GRAD_STATS["max"] = grad.detach().abs().amax()
+
+
+_DLFUZZ_GRAD_HOOKS = {
+    "scale": lambda grad: grad * 0.5,
+    "clip": lambda grad: grad.clamp(-0.05, 0.05),
+    "normalize": lambda grad: grad / (grad.norm() + 1e-6),
+    "observe": _dlfuzz_observe_grad,
+}
+
+
+def _dlfuzz_grad_hook(x, hook, other=None):
+    # x.register_hook, returning x; `captured` multiplies by a forward value.
+    # Nothing to hook where no gradient flows (inference, no_grad).
+    if x.requires_grad:
+        x.register_hook((lambda grad: grad * other) if hook == "captured" else _DLFUZZ_GRAD_HOOKS[hook])
+    return x
+
+
 def _dlfuzz_fill_missing_grads(params):
     # A param autograd gave no gradient (None) gets zeros before the step, as in
     # dlfuzz's C++ runners: compiled autograd materializes zeros where eager
@@ -518,10 +545,11 @@ def _run(meta, fn, step_backend=None):
                 p.grad = None
             for _ in range(passes):
                 torch.manual_seed(0)
-                outs = fn(*[x if x.requires_grad else x.clone() for x in inputs])
-                loss = outs[-1]
-                result["losses"].append(loss.item())
-                loss.backward()
+                with autograd_context(fn):
+                    outs = fn(*[x if x.requires_grad else x.clone() for x in inputs])
+                    loss = outs[-1]
+                    result["losses"].append(loss.item())
+                    loss.backward()
             _dlfuzz_fill_missing_grads(params)
             if data_parallel:
                 _dlfuzz_sync_grads(params)
@@ -560,6 +588,28 @@ def capture_data_dependent(compiled_fn):
         with torch._dynamo.config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True):
             return compiled_fn(*args)
     return call
+
+
+def compiled_autograd(compiled_fn):
+    """compiled_fn whose calls, each with its backward, run under Compiled
+    Autograd as torchtitan enables it (maybe_enable_compiled_autograd: the
+    backward the autograd engine runs, hooks and gradient accumulation
+    included, traced at run time and compiled by Inductor, fullgraph and
+    dynamic). Under it Dynamo traces the hooks a forward registers on
+    intermediates into the graph (BackwardState). run() and
+    batching.run_batched enter autograd_context(fn) around a forward and its
+    backward (inductor-ca, and the repro's --compiled-autograd)."""
+    def call(*args):
+        return compiled_fn(*args)
+    call.dlfuzz_autograd = lambda: torch._dynamo.utils.maybe_enable_compiled_autograd(True)
+    return call
+
+
+def autograd_context(fn):
+    """The context fn's forward and backward run in: Compiled Autograd's for
+    compiled_autograd(fn), none otherwise."""
+    make = getattr(fn, "dlfuzz_autograd", None)
+    return make() if make else contextlib.nullcontext()
 
 
 # torch.compile's mode for inductor-autotune (and the repro's --max-autotune).
@@ -715,6 +765,9 @@ def main(meta, fn):
     ap.add_argument("--max-autotune", action="store_true",
                     help="with --freezing: compile with mode max-autotune-no-cudagraphs, C++ GEMM templates"
                          " benchmarked against ATen (as dlfuzz's inductor-autotune)")
+    ap.add_argument("--compiled-autograd", action="store_true",
+                    help="each forward and its backward under Compiled Autograd, the backward traced at run time"
+                         " and compiled by Inductor (as dlfuzz's inductor-ca; training programs)")
     ap.add_argument("--dynamic", action="store_true",
                     help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
                          " function again with the batch resized (as dlfuzz's inductor-dynamic)")
@@ -755,6 +808,8 @@ def main(meta, fn):
             compiled_fn = frozen(fn, meta.params, mode=MAX_AUTOTUNE if args.max_autotune else None)
         else:
             compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
+            if args.compiled_autograd:
+                compiled_fn = compiled_autograd(compiled_fn)
         got = run(meta, compiled_fn, step_backend, crossref=args.backend == "crossref")
         if resized is not None:  # the same compiled function at another batch size, against eager there
             ref_resized, got_resized = run(resized, fn), run(resized, compiled_fn)

@@ -25,6 +25,8 @@ Runners:
                     (constants folded, conv/linear weights prepacked; inference programs)
   inductor-autotune inductor-freezing compiled with mode max-autotune-no-cudagraphs: C++ GEMM
                     templates benchmarked against ATen (inference programs)
+  inductor-ca       inductor with Compiled Autograd: each forward and its backward under it, the
+                    backward (hooks included) traced at run time and compiled (training programs)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
@@ -253,6 +255,7 @@ RUNNERS = {
     "inductor-emulate": lambda meta, fn: emulating_precision_casts(torch_compile(fn)),
     "inductor-freezing": lambda meta, fn: rt.frozen(fn, meta.params),
     "inductor-autotune": lambda meta, fn: rt.frozen(fn, meta.params, mode=rt.MAX_AUTOTUNE),
+    "inductor-ca": lambda meta, fn: rt.compiled_autograd(torch_compile(fn)),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
         rt.capture_data_dependent(torch_compile(fn, dynamic=True))),
     "py-eager-resized": lambda meta, fn: fn,
@@ -468,7 +471,7 @@ def run_paired(runners, program, warmup, pairs, profile_dir=""):
 
 
 # Compiled runners whose programs may share one compiled function (batching.py).
-BATCHED_RUNNERS = ("inductor", "aot-eager", "inductor-freezing", "inductor-autotune")
+BATCHED_RUNNERS = ("inductor", "aot-eager", "inductor-freezing", "inductor-autotune", "inductor-ca")
 
 
 def uses_inductor(runner):

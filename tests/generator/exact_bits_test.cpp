@@ -35,15 +35,31 @@ std::string inexact_bit_read(Program p) {
 }
 
 // Values that depend on a param through any chain of nodes: in a training
-// program those change with every optimizer step.
+// program those change with every optimizer step. A checkpoint's outputs
+// are its body's yields (an output may depend on none of its params).
+void derive(const Block& b, std::set<int>& from) {
+  for (const Node& n : b.nodes) {
+    if (n.op == "checkpoint") {
+      const auto& args = std::get<ValueList>(n.arg("inputs")->value).ids;
+      const Block& body = n.blocks[0];
+      for (size_t k = 0; k < args.size(); ++k)
+        if (from.count(args[k])) from.insert(body.params[k]);
+      derive(body, from);
+      for (size_t k = 0; k < n.outputs.size(); ++k)
+        if (from.count(body.yields[k])) from.insert(n.outputs[k]);
+      continue;
+    }
+    for (int v : node_inputs(n))
+      if (from.count(v)) from.insert(n.outputs.begin(), n.outputs.end());
+    for (const Block& inner : n.blocks) derive(inner, from);
+  }
+}
+
 std::set<int> param_derived(const Program& p) {
   std::set<int> from;
   for (const auto& in : p.inputs)
     if (in.kind == InputKind::param) from.insert(in.value);
-  for_each_node(p.body, [&](const Node& n) {
-    for (int v : node_inputs(n))
-      if (from.count(v)) from.insert(n.outputs.begin(), n.outputs.end());
-  });
+  derive(p.body, from);
   return from;
 }
 

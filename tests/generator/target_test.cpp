@@ -80,7 +80,7 @@ TEST(Target, TorchTwoProgramsUseWhatOneThirteenLacks) {
   EXPECT_EQ(u.wide_unsigned_ops.count("add"), 0u);  // no add kernel for them
   EXPECT_GT(u.half_where_113_lacks, 30);
   EXPECT_EQ(u.torch2_ops, (std::set<std::string>{"rms_norm", "scaled_dot_product_attention", "flex_attention",
-                                                 "view_dtype", "_foreach_lerp"}));
+                                                 "view_dtype", "_foreach_lerp", "grad_hook"}));
 }
 
 TEST(Target, HeaderFieldRoundTripsAndIsChecked) {

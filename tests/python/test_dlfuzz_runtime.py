@@ -291,6 +291,35 @@ class Run(unittest.TestCase):
             self.assertTrue(torch.allclose(want["outputs"][0], got["outputs"][0], rtol=1e-5, atol=1e-5), backends)
         torch._dynamo.reset()
 
+    @unittest.skipUnless(hasattr(torch, "compile"), "torch.compile needs PyTorch 2.x")
+    def test_compiled_autograd_compiles_the_backward_with_its_hooks(self):
+        # inductor-ca: the backward of each call is traced and compiled by
+        # Compiled Autograd, the hooks the forward registers on intermediates
+        # with it, and the gradients the hooks change are eager's.
+        from torch._dynamo.utils import counters
+        src = """def program(x0, w0):
+    v1 = torch.matmul(x0, w0)
+    v2 = _dlfuzz_grad_hook(v1, hook='clip')
+    v3 = torch.tanh(v2)
+    v4 = _dlfuzz_grad_hook(v3, hook='captured', other=v1)
+    v5 = torch.mean(torch.mul(v4, v4))
+    return (v4, v5)
+"""
+        fn = rt.define_program(src)
+        m = meta([X, W], params=[1], train=("sgd", 0.1, 0.0, 0.0, 1, []))
+        want = rt.run(m, fn)
+        counters.clear()
+        torch._dynamo.reset()
+        got = rt.run(m, rt.compiled_autograd(torch.compile(fn)))
+        self.assertGreaterEqual(counters["compiled_autograd"]["captures"], 1)
+        for key in ("outputs", "grads", "params"):
+            for a, b in zip(want[key], got[key]):
+                self.assertTrue(torch.allclose(a, b, rtol=1e-5, atol=1e-6), key)
+        # The hooks changed the gradient: without them it differs.
+        bare = rt.run(m, rt.define_program(src.replace("_dlfuzz_grad_hook(v1, hook='clip')", "v1")))
+        self.assertFalse(torch.allclose(want["grads"][0], bare["grads"][0]))
+        torch._dynamo.reset()
+
     def test_json_float_spells_non_finite_values(self):
         self.assertEqual([rt._json_float(v) for v in (float("nan"), float("inf"), -float("inf"), -0.0, 1.5)],
                          ["nan", "inf", "-inf", -0.0, 1.5])
