@@ -177,6 +177,14 @@ int draw_bias(GenContext& g, DType query_dtype, const Shape& shape) {
   return b;
 }
 
+// Document ids of n tokens: an input, or half of the time computed as packed
+// sequences compute them, a cumsum over document-start flags.
+int draw_document_ids(GenContext& g, int64_t n) {
+  if (g.choices().coin(0.5)) return g.new_index_input({n}, 3);
+  int starts = g.new_index_input({n}, 2);
+  return g.emit1("cumsum", {{"self", ValueRef{starts}}, {"dim", int64_t{0}}});
+}
+
 bool gen_flex(GenContext& g, const OpSpec& s, Node& n) {
   const Program& p = g.program();
   if (p.is_training() || p.autocast) return false;
@@ -215,7 +223,7 @@ bool gen_flex(GenContext& g, const OpSpec& s, Node& n) {
   if (c.coin(0.6)) {
     if (c.coin(0.25)) {
       n.args.push_back({"block_mask", kDocumentIds});
-      n.args.push_back({"doc_ids", ValueRef{g.new_index_input({std::max(L, S)}, 3)}});
+      n.args.push_back({"doc_ids", ValueRef{draw_document_ids(g, std::max(L, S))}});
     } else {
       n.args.push_back({"block_mask", c.pick(kMaskMods)});
     }

@@ -3,7 +3,6 @@
 // backward for it and compiles no float64), and what generation draws.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <map>
 #include <string>
 
@@ -94,7 +93,8 @@ TEST(FlexAttention, GeneratedOverManySeeds) {
   policy.target = Target::torch2;
   policy.focus_ops = {"flex_attention", "add", "mul", "softmax", "linear"};
   std::map<std::string, int> score_mods, masks;
-  int programs_with = 0, in_training = 0, uneven = 0, grouped = 0, computed_bias = 0;
+  int programs_with = 0, in_training = 0, uneven = 0, grouped = 0;
+  std::map<std::string, int> computed;  // captured tensors made in the program
   for (int seed = 0; seed < 1000; ++seed) {
     Program p = generate_program(policy, seed);
     ASSERT_EQ(verify(p), "") << "seed " << seed;
@@ -113,11 +113,8 @@ TEST(FlexAttention, GeneratedOverManySeeds) {
       const TensorType& k = p.type(std::get<ValueRef>(n.arg("key")->value).id);
       uneven += q.shape[2] != k.shape[2];
       grouped += q.shape[1] != k.shape[1];
-      if (const Arg* b = n.arg("bias")) {
-        int id = std::get<ValueRef>(b->value).id;
-        computed_bias +=
-            std::none_of(p.inputs.begin(), p.inputs.end(), [&](const InputDecl& in) { return in.value == id; });
-      }
+      for (const char* captured : {"bias", "doc_ids"})
+        if (const Arg* b = n.arg(captured)) computed[captured] += !p.input_of(std::get<ValueRef>(b->value).id);
       EXPECT_NE(q.dtype, DType::f64) << "seed " << seed;
     }
     programs_with += with;
@@ -127,7 +124,8 @@ TEST(FlexAttention, GeneratedOverManySeeds) {
   EXPECT_EQ(in_training, 0);
   EXPECT_GT(uneven, 50);
   EXPECT_GT(grouped, 50);
-  EXPECT_GT(computed_bias, 30);
+  EXPECT_GT(computed["bias"], 30);
+  EXPECT_GT(computed["doc_ids"], 30);
   EXPECT_EQ(score_mods.size(), 8u);  // the seven named and none
   EXPECT_EQ(masks.size(), 5u);       // the four named and none
   for (const auto& [name, count] : score_mods) EXPECT_GT(count, 20) << name;
