@@ -24,8 +24,10 @@ const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,ao
 // compile of its own, alone, where batching it beside inductor cost 40% of
 // the PyTorch 2.x programs of a 4-minute campaign; inference programs only),
 // and one in 16 through inductor-autotune (max-autotune's benchmarking of
-// C++ GEMM templates takes 5-20 s where a program has a matmul it tunes).
-const char* kDefaultSampled = "fake-crossref:4,inductor-freezing:8,inductor-autotune:16";
+// C++ GEMM templates takes 5-20 s where a program has a matmul it tunes),
+// and one in 16 through inductor-ca (a training program's backward, its
+// hooks included, compiled by Compiled Autograd: ~5 s a program).
+const char* kDefaultSampled = "fake-crossref:4,inductor-freezing:8,inductor-autotune:16,inductor-ca:16";
 
 void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "generator/op_spec.h"
 #include "generator/summary.h"
 
 namespace dlfuzz {
@@ -14,7 +15,7 @@ namespace {
 constexpr WorkerKind native = WorkerKind::native, python = WorkerKind::python;
 constexpr RunnerModes any = RunnerModes::any, infer = RunnerModes::infer, train = RunnerModes::train;
 constexpr RunnerNeeds none = RunnerNeeds::none, cpu = RunnerNeeds::cpu, dp = RunnerNeeds::dp,
-                      no_branch = RunnerNeeds::no_branch;
+                      no_branch = RunnerNeeds::no_branch, no_hop = RunnerNeeds::no_hop;
 
 struct NamedEnv {
   const char* name;
@@ -95,6 +96,9 @@ bool RunnerSpec::supports(const Program& p) const {
   if (row->needs == RunnerNeeds::dp) return p.plan.data_parallel();
   // An `if` node branches on a tensor's value (the generator's only branch).
   if (row->needs == RunnerNeeds::no_branch) return summarize(p).ops.count("if") == 0;
+  if (row->needs == RunnerNeeds::no_hop)
+    for (const auto& [op, n] : summarize(p).ops)
+      if (const OpSpec* s = find_op(op); s && s->aten.rfind("higher_order::", 0) == 0) return false;
   return true;
 }
 
@@ -190,6 +194,7 @@ nlohmann::json to_json(const RunnerRow& r) {
   const char* needs = r.needs == RunnerNeeds::cpu         ? "cpu"
                       : r.needs == RunnerNeeds::dp        ? "dp"
                       : r.needs == RunnerNeeds::no_branch ? "no_branch"
+                      : r.needs == RunnerNeeds::no_hop    ? "no_hop"
                                                           : "none";
   return {{"name", r.name},
           {"worker", worker_kind_name(r.worker)},

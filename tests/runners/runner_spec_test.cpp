@@ -100,6 +100,21 @@ TEST(RunnerSpec, AotiTakesNoProgramThatBranchesOnData) {
   EXPECT_TRUE(runner_spec("aoti").supports(program("device=cpu world=1 plan=none", false)));
 }
 
+// CrossRefFakeMode has no rule for higher-order ops (flex_attention) by
+// design: fake-crossref takes no program with one.
+TEST(RunnerSpec, FakeCrossrefTakesNoProgramWithAHigherOrderOp) {
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %q : f32[1,1,4,2] range(-1.0,1.0)\n"
+      "%1 : f32[1,1,4,2] = flex_attention %q, %q, %q\n"
+      "return %1\n",
+      "flex.dlf");
+  ASSERT_TRUE(r.ok()) << (r.error ? r.error->str() : "");
+  EXPECT_FALSE(runner_spec("fake-crossref").supports(r.program));
+  EXPECT_TRUE(runner_spec("inductor").supports(r.program));
+  EXPECT_TRUE(runner_spec("fake-crossref").supports(program("device=cpu world=1 plan=none", false)));
+}
+
 // The executor keeps one worker per environment: two native environments
 // (two binary paths) give two workers, each asked only for its runners; the
 // result names keep the @ENV the caller gave.
