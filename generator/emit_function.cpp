@@ -1,6 +1,7 @@
 // The program body as Python source that is also valid TorchScript: one
 // statement per node, loops as `for _ in range(n)`, branches as `if bool(c)`,
-// checkpoints as a nested function (in place for TorchScript).
+// checkpoints as a nested function (in place for TorchScript); in Python, a
+// loop or branch marked hop=true as scan or torch.cond (generator/hop.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -9,6 +10,7 @@
 #include <cmath>
 
 #include "generator/emit.h"
+#include "generator/hop.h"
 #include "generator/op_spec.h"
 
 namespace dlfuzz {
@@ -190,11 +192,68 @@ class FunctionWriter {
       line(depth, fmt::format("{} = {}[{}]", py_name(p_, n.outputs[k]), tmp, k));
   }
 
+  // A branch or scan body may not return what it closes over or a view of
+  // it (higher-order ops refuse aliased outputs): such a yield is cloned.
+  std::string fresh_yield(const Block& b, int y) {
+    for (const auto& n : b.nodes)
+      if (std::find(n.outputs.begin(), n.outputs.end(), y) != n.outputs.end()) {
+        const OpSpec* spec = find_op(n.op);
+        bool aliases = spec && (spec->view || spec->may_alias || spec->inplace);
+        return py_name(p_, y) + (aliases ? ".clone()" : "");
+      }
+    return py_name(p_, y) + ".clone()";
+  }
+
+  static std::string tuple(const std::vector<std::string>& items) {
+    return fmt::format("({}{})", fmt::join(items, ", "), items.size() == 1 ? "," : "");
+  }
+
+  // `if` as torch.cond over two nested functions (generator/hop.h).
+  void hop_cond(const Node& n, int depth) {
+    std::string out = py_name(p_, n.outputs.at(0));
+    const char* side[] = {"_true_", "_false_"};
+    for (int branch = 0; branch < 2; ++branch) {
+      const Block& b = n.blocks[branch];
+      line(depth, fmt::format("def {}{}():", side[branch], out));
+      block(b, depth + 1);
+      std::vector<std::string> ys;
+      for (int y : b.yields) ys.push_back(fresh_yield(b, y));
+      line(depth + 1, "return " + tuple(ys));
+    }
+    std::string cond = py_name(p_, std::get<ValueRef>(n.arg("cond")->value).id);
+    line(depth, fmt::format("_{} = torch.cond({}, _true_{}, _false_{}, ())", out, cond, out, out));
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      line(depth, fmt::format("{} = _{}[{}]", py_name(p_, n.outputs[k]), out, k));
+  }
+
+  // `loop` as scan in counter mode: no xs, `length` trips, the carry a tuple.
+  void hop_scan(const Node& n, int depth) {
+    const auto& carry = std::get<ValueList>(n.arg("carry")->value).ids;
+    const Block& body = n.blocks[0];
+    std::string out = py_name(p_, n.outputs.at(0));
+    std::vector<std::string> params, init, ys;
+    for (int prm : body.params) params.push_back(py_name(p_, prm));
+    for (int v : carry) init.push_back(py_name(p_, v));
+    for (int y : body.yields) ys.push_back(fresh_yield(body, y));
+    line(depth, fmt::format("def _body_{}(_carry, _x):", out));
+    line(depth + 1, tuple(params) + " = _carry");
+    block(body, depth + 1);
+    line(depth + 1, fmt::format("return {}, ()", tuple(ys)));
+    line(depth, fmt::format("_{} = torch._higher_order_ops.scan(_body_{}, {}, None, length={})", out, out, tuple(init),
+                            std::get<int64_t>(n.arg("n")->value)));
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      line(depth, fmt::format("{} = _{}[0][{}]", py_name(p_, n.outputs[k]), out, k));
+  }
+
   void block(const Block& b, int depth) {
     for (const auto& n : b.nodes) node(n, depth);
   }
 
   void node(const Node& n, int depth) {
+    if (!ts_ && is_hop(n)) {
+      n.op == "if" ? hop_cond(n, depth) : hop_scan(n, depth);
+      return;
+    }
     if (n.op == "loop") {
       const auto& carry = std::get<ValueList>(n.arg("carry")->value).ids;
       const Block& body = n.blocks[0];

@@ -19,7 +19,8 @@ uint64_t GenPolicy::hash() const {
                               p_inplace, max_outputs, p_special_values, world, 0);
   if (device != "cpu") s += " device=" + device;  // cpu programs keep their old policy hash
   if (target != Target::torch113)
-    s += fmt::format(" target={} autocast={} checkpoint={}", target_name(target), p_autocast, p_checkpoint);
+    s += fmt::format(" target={} autocast={} checkpoint={} hop={}", target_name(target), p_autocast, p_checkpoint,
+                     p_hop);
   s += fmt::format(" written={} template={} item={}", p_written_values, p_template, p_item);
   for (const auto& [t, w] : dtype_weights) s += fmt::format(" {}={}", dtype_name(t), w);
   for (const auto& [f, w] : family_weights) s += fmt::format(" {}={}", f, w);
@@ -57,6 +58,7 @@ void for_each_knob(GenPolicy& p, F&& f) {
   f("p_item", p.p_item);
   f("p_autocast", p.p_autocast);
   f("p_checkpoint", p.p_checkpoint);
+  f("p_hop", p.p_hop);
   f("world", p.world);
   f("device", p.device);
   f("focus_ops", p.focus_ops);

@@ -45,6 +45,10 @@ struct GenPolicy {
   // forward under torch.utils.checkpoint (generator/checkpoint.h), as
   // activation checkpointing in large-model training does.
   double p_checkpoint = 0.25;
+  // Chance that a torch2 one-rank program's loop or if is spelled as a
+  // higher-order op, torch._higher_order_ops.scan or torch.cond
+  // (generator/hop.h), where its branches or body allow it.
+  double p_hop = 0.5;
   // Ranks of generated programs. Above 1: training programs get a dp or zero
   // plan, inference programs explicit collectives (see policy_for_world).
   int world = 1;

@@ -1,7 +1,5 @@
 #include "generator/generator.h"
 
-#include "generator/checkpoint.h"
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -9,6 +7,7 @@
 #include "generator/canonicalize.h"
 #include "generator/checkpoint.h"
 #include "generator/gen_context.h"
+#include "generator/hop.h"
 #include "generator/infer_types.h"
 #include "generator/ops/common.h"
 #include "generator/templates.h"
@@ -172,6 +171,10 @@ class Generator {
       fill_block(n.blocks[0], *v, t);
       fill_block(n.blocks[1], *v, t);
     }
+    // Spelled as a higher-order op, drawn from the seed (as checkpointing is)
+    // so that the rest of the program is the same either way.
+    SeededChoices own(p_.seed ^ 0x686f70ull);  // "hop"
+    if (own.coin(g_.policy().p_hop) && hop_error(p_, n).empty()) n.args.push_back({"hop", true});
     g_.emit(std::move(n));
   }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "generator/checkpoint.h"
+#include "generator/hop.h"
 #include "generator/op_spec.h"
 
 namespace dlfuzz {
@@ -160,6 +161,15 @@ class Verifier {
 
   std::string node(const Node& n, std::vector<std::set<int>>& scopes) {
     std::vector<TensorType> outs;
+    if (n.op == "loop" || n.op == "if") {
+      for (const auto& a : n.args) {
+        bool known = a.name == "hop" || (n.op == "loop" ? a.name == "n" || a.name == "carry" : a.name == "cond");
+        if (!known) return fmt::format("{} takes no argument '{}'", n.op, a.name);
+        if (a.name == "hop" && !std::holds_alternative<bool>(a.value)) return "hop takes true or false";
+      }
+      if (is_hop(n))
+        if (auto e = hop_error(p_, n); !e.empty()) return e;
+    }
     if (n.op == "loop") {
       const Arg* trips = n.arg("n");
       const Arg* carry = n.arg("carry");

@@ -2,16 +2,18 @@
 // Per `loop`: replace it by its carried inputs (zero trips), by its body run
 // once (inlined), or keep it with a trip count of 1. Per `checkpoint`: its
 // body in place (no recomputation), or a plain checkpoint for a selective one.
+// A kept `if` or `loop` spelled as a higher-order op: plain control flow.
 #include <algorithm>
 #include <map>
 
+#include "generator/hop.h"
 #include "reducers/pass.h"
 #include "reducers/rewrite.h"
 
 namespace dlfuzz::reduce {
 
 namespace {
-enum class Cut { keep, carry, inline_body, one_trip, then_side, else_side, not_selective };
+enum class Cut { keep, carry, inline_body, one_trip, then_side, else_side, not_selective, not_hop };
 
 struct Flatten {
   std::map<const Node*, Cut> cut;
@@ -24,9 +26,10 @@ struct Flatten {
       Cut c = cut.count(&n) ? cut.at(&n) : Cut::keep;
       if (c == Cut::keep) {
         out.push_back(std::move(n));
-      } else if (c == Cut::not_selective) {
-        auto selective = [](const Arg& a) { return a.name == "selective"; };
-        n.args.erase(std::remove_if(n.args.begin(), n.args.end(), selective), n.args.end());
+      } else if (c == Cut::not_selective || c == Cut::not_hop) {
+        std::string mark = c == Cut::not_hop ? "hop" : "selective";
+        auto marked = [&](const Arg& a) { return a.name == mark; };
+        n.args.erase(std::remove_if(n.args.begin(), n.args.end(), marked), n.args.end());
         out.push_back(std::move(n));
       } else if (c == Cut::one_trip) {
         n.arg("n")->value = int64_t(1);
@@ -59,9 +62,11 @@ void reduce_control_flow(Oracle& o, Program& p) {
       const Arg* trips = n->arg("n");
       bool many = trips && std::holds_alternative<int64_t>(trips->value) && std::get<int64_t>(trips->value) > 1;
       bool keep_trips = !many || o.shouldKeep();
+      bool keep_hop = !is_hop(*n) || o.shouldKeep();
       if (!keep_loop) f.cut[n] = Cut::carry;
       else if (!keep_loop_structure) f.cut[n] = Cut::inline_body;
       else if (!keep_trips) f.cut[n] = Cut::one_trip;
+      else if (!keep_hop) f.cut[n] = Cut::not_hop;
     } else if (n->op == "checkpoint") {
       bool keep_checkpoint = o.shouldKeep();
       bool selective = n->arg("selective") != nullptr;
@@ -71,8 +76,10 @@ void reduce_control_flow(Oracle& o, Program& p) {
     } else if (n->op == "if") {
       bool keep_else = o.shouldKeep();
       bool keep_then = o.shouldKeep();
+      bool keep_hop = !is_hop(*n) || o.shouldKeep();
       if (!keep_else) f.cut[n] = Cut::then_side;
       else if (!keep_then) f.cut[n] = Cut::else_side;
+      else if (!keep_hop) f.cut[n] = Cut::not_hop;
     }
   }
   if (f.cut.empty()) return;

@@ -1,6 +1,7 @@
 // Golden tests, one or two per pass, as llvm-reduce's tests do: an input
 // program, an interestingness test written in C++, and the expected result of
 // running that pass alone (no fan-in cut) to a fixed point.
+#include "generator/hop.h"
 #include "reducers/rewrite.h"
 #include "tests/reducers/reduce_test_util.h"
 
@@ -95,6 +96,40 @@ return %3
 %3 : f32[3] = cos %x
 return %3
 )");
+}
+
+TEST(PassControlFlow, DropsTheHigherOrderSpellingWhereOnlyTheBranchMatters) {
+  std::string in = R"(dlfuzz 1 seed=0 policy=0 mode=infer device=cpu world=1 plan=none target=torch2
+input %x : f32[3] range(-1,1)
+%1 : f32[] = sum %x
+%2 : bool[] = gt %1, 0.0
+%3 : f32[3] = if cond=%2, hop=true {
+  %4 : f32[3] = sin %x
+  yield %4
+} else {
+  %5 : f32[3] = cos %x
+  yield %5
+}
+%6 : f32[3] = loop n=2, carry=[%3], hop=true (%c : f32[3]) {
+  %7 : f32[3] = tanh %c
+  yield %7
+}
+return %6
+)";
+  // A bug of torch.cond and scan keeps both constructs and their marks.
+  auto is_hop_bug = [](const Program& p) {
+    int hops = 0;
+    for_each_node(p.body, [&](const Node& n) { hops += is_hop(n); });
+    return hops == 2;
+  };
+  std::string kept = reduce_text(in, {"control-flow"}, is_hop_bug);
+  EXPECT_NE(kept.find("if cond=%2, hop=true {"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("loop n=1, carry=[%3], hop=true"), std::string::npos) << kept;
+  // One of the branch and the loop, not of the spelling, drops the marks.
+  auto has_both = [](const Program& p) { return has_op(p, "if") && has_op(p, "loop"); };
+  std::string plain = reduce_text(in, {"control-flow"}, has_both);
+  EXPECT_EQ(plain.find("hop="), std::string::npos) << plain;
+  EXPECT_NE(plain.find("= if cond=%2 {"), std::string::npos) << plain;
 }
 
 TEST(PassControlFlow, RunsACheckpointsBodyInPlace) {

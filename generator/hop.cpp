@@ -1,0 +1,50 @@
+#include "generator/hop.h"
+
+#include <set>
+
+#include "generator/op_spec.h"
+
+namespace dlfuzz {
+
+bool is_hop(const Node& n) {
+  const Arg* a = n.arg("hop");
+  return a && std::holds_alternative<bool>(a->value) && std::get<bool>(a->value);
+}
+
+namespace {
+
+// Families whose ops break the graph or have no rule inside a subgraph.
+const std::set<std::string> kNotInSubgraph = {"random",          "dynamic",  "subscript", "collective",
+                                              "tensor_parallel", "autograd", "attention", "foreach"};
+
+std::string block_error(const Block& b) {
+  for (const auto& n : b.nodes) {
+    if (is_structural(n.op)) return "no control flow inside a higher-order op's branch or body";
+    const OpSpec* spec = find_op(n.op);
+    if (!spec) return "unknown op '" + n.op + "'";
+    if (kNotInSubgraph.count(spec->family)) return "'" + n.op + "' may not run inside a higher-order op";
+    if (spec->inplace) return "no in-place op ('" + n.op + "') inside a higher-order op";
+    for (const auto& a : n.args)
+      if (const auto* r = std::get_if<ValueRef>(&a.value); r && r->item) return "no .item() inside a higher-order op";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string hop_error(const Program& p, const Node& n) {
+  if (n.op != "if" && n.op != "loop") return "only an if or a loop can be a higher-order op";
+  if (p.target != Target::torch2) return "higher-order control flow needs target=torch2";
+  if (p.plan.world != 1) return "higher-order control flow runs on one rank";
+  if (n.blocks.empty() || n.blocks[0].yields.empty()) return "a higher-order op must yield a value";
+  if (n.op == "loop") {
+    const Arg* trips = n.arg("n");
+    if (!trips || !std::holds_alternative<int64_t>(trips->value) || std::get<int64_t>(trips->value) < 1)
+      return "a scan needs at least one trip";
+  }
+  for (const auto& b : n.blocks)
+    if (auto e = block_error(b); !e.empty()) return e;
+  return "";
+}
+
+}  // namespace dlfuzz

@@ -1,0 +1,139 @@
+// Control flow as higher-order ops (generator/hop.h): the hop=true mark in
+// .dlf text, torch.cond and scan in the Python spelling (plain control flow in
+// TorchScript), what verify() refuses inside a branch or body, and how often
+// the generator draws it over many seeds.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "generator/dlf.h"
+#include "generator/emit.h"
+#include "generator/generator.h"
+#include "generator/hop.h"
+#include "generator/op_spec.h"
+#include "generator/verify.h"
+#include "tests/parse_program.h"
+
+namespace dlfuzz {
+namespace {
+
+const std::string kHead =
+    "dlfuzz 1 seed=1 policy=0000000000000000 mode=infer device=cpu world=1 plan=none target=torch2\n"
+    "input %x : f32[2,3] range(-1.0,1.0)\n"
+    "input %w : f32[2,3] range(-1.0,1.0)\n"
+    "%s : f32[] = sum %x\n"
+    "%c : bool[] = gt %s, 0.0\n";
+
+// A branch that closes over %w and one that yields it unchanged (cloned when
+// spelled as torch.cond); a scan whose body reads %w.
+const std::string kCond =
+    "%1 : f32[2,3] = if cond=%c, hop=true {\n"
+    "  %2 : f32[2,3] = mul %x, %w\n"
+    "  yield %2\n"
+    "} else {\n"
+    "  yield %w\n"
+    "}\n";
+const std::string kScan =
+    "%3 : f32[2,3] = loop n=3, carry=[%1], hop=true (%k : f32[2,3]) {\n"
+    "  %4 : f32[2,3] = tanh %k\n"
+    "  %5 : f32[2,3] = add %4, %w\n"
+    "  yield %5\n"
+    "}\n"
+    "return %3\n";
+
+std::string error_of(const std::string& text) {
+  ParseResult r = parse_program(text);
+  return r.ok() ? "" : r.error->str();
+}
+
+TEST(Hop, ParsesPrintsAndVerifies) {
+  Program p = test::parse(kHead + kCond + kScan);
+  EXPECT_EQ(verify(p), "");
+  EXPECT_EQ(print_program(p), kHead + kCond + kScan);
+  EXPECT_TRUE(is_hop(p.body.nodes[2]));
+  EXPECT_TRUE(is_hop(p.body.nodes[3]));
+}
+
+TEST(Hop, PythonSpellsCondAndScanTorchScriptPlainControlFlow) {
+  Program p = test::parse(kHead + kCond + kScan);
+  std::string py = emit_function(p, "f", false, false);
+  EXPECT_NE(py.find("def _true_v1():"), std::string::npos) << py;
+  EXPECT_NE(py.find("return (w.clone(),)"), std::string::npos) << py;  // a closure is not returned as is
+  EXPECT_NE(py.find("return (v2,)"), std::string::npos) << py;
+  EXPECT_NE(py.find("_v1 = torch.cond(c, _true_v1, _false_v1, ())"), std::string::npos) << py;
+  EXPECT_NE(py.find("def _body_v3(_carry, _x):\n        (k,) = _carry"), std::string::npos) << py;
+  EXPECT_NE(py.find("return (v5,), ()"), std::string::npos) << py;
+  EXPECT_NE(py.find("_v3 = torch._higher_order_ops.scan(_body_v3, (v1,), None, length=3)"), std::string::npos) << py;
+  EXPECT_NE(py.find("v3 = _v3[0][0]"), std::string::npos) << py;
+  std::string ts = emit_torchscript(p);
+  EXPECT_EQ(ts.find("torch.cond"), std::string::npos) << ts;
+  EXPECT_EQ(ts.find("scan"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("if bool(c):"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("for _ in range(3):"), std::string::npos) << ts;
+}
+
+TEST(Hop, VerifyRefusesWhatTheOpsRefuse) {
+  auto with_body = [](const std::string& op_line) {
+    return kHead + "%1 : f32[2,3] = if cond=%c, hop=true {\n" + op_line +
+           "  yield %2\n} else {\n  yield %w\n}\nreturn %1\n";
+  };
+  EXPECT_EQ(error_of(with_body("  %2 : f32[2,3] = mul %x, %w\n")), "");
+  // A write to what the branch closes over.
+  EXPECT_NE(error_of(with_body("  %2 : f32[2,3] = mul_ %x, 2.0\n")).find("in-place"), std::string::npos);
+  // .item() breaks the graph inside the branch.
+  EXPECT_NE(error_of(with_body("  %2 : f32[2,3] = mul %x, %s.item()\n")).find("item"), std::string::npos);
+  // A random draw.
+  EXPECT_NE(error_of(with_body("  %2 : f32[2,3] = dropout %x, 0.5, true\n")).find("may not run"), std::string::npos);
+  // A scan of zero trips (torch.compile needs one), or a mark that is not a bool.
+  std::string zero = kHead + kCond + kScan;
+  zero.replace(zero.find("n=3"), 3, "n=0");
+  EXPECT_NE(error_of(zero).find("one trip"), std::string::npos) << error_of(zero);
+  std::string not_bool = kHead + kCond + kScan;
+  not_bool.replace(not_bool.find("hop=true"), 8, "hop=1");
+  EXPECT_NE(error_of(not_bool).find("true or false"), std::string::npos) << error_of(not_bool);
+  // Nor in a program for LibTorch 1.13.
+  std::string old = kHead + kCond + kScan;
+  old.replace(old.find(" target=torch2"), 14, "");
+  EXPECT_NE(error_of(old).find("torch2"), std::string::npos) << error_of(old);
+  // if and loop take no other argument.
+  std::string other = kHead + kCond + kScan;
+  other.replace(other.find("hop=true"), 8, "fast=true");
+  EXPECT_NE(error_of(other).find("no argument 'fast'"), std::string::npos) << error_of(other);
+}
+
+TEST(Hop, GeneratedOverManySeeds) {
+  GenPolicy policy;
+  policy.target = Target::torch2;
+  policy.p_control_flow = 1;
+  int conds = 0, scans = 0, plain = 0, training = 0;
+  for (int seed = 0; seed < 1000; ++seed) {
+    policy.p_training = seed % 2 ? 1 : 0;
+    Program p = generate_program(policy, seed);
+    ASSERT_EQ(verify(p), "") << "seed " << seed;
+    ParseResult back = parse_program(print_program(p));
+    ASSERT_TRUE(back.ok()) << "seed " << seed << ": " << (back.ok() ? "" : back.error->str());
+    EXPECT_TRUE(back.program == p) << "seed " << seed;
+    for_each_node(p.body, [&](const Node& n) {
+      if (n.op != "if" && n.op != "loop") return;
+      if (!is_hop(n)) {
+        ++plain;
+        return;
+      }
+      EXPECT_EQ(hop_error(p, n), "") << "seed " << seed;
+      (n.op == "if" ? conds : scans)++;
+      training += p.is_training();
+    });
+  }
+  // p_hop 0.5 of the programs with control flow, less those whose branch holds .item().
+  EXPECT_GT(conds, 150);
+  EXPECT_GT(scans, 150);
+  EXPECT_GT(plain, 300);
+  EXPECT_GT(training, 150);
+  // Never for LibTorch 1.13 or over ranks.
+  policy.target = Target::torch113;
+  for (int seed = 0; seed < 200; ++seed)
+    for_each_node(generate_program(policy, seed).body, [&](const Node& n) { EXPECT_FALSE(is_hop(n)); });
+}
+
+}  // namespace
+}  // namespace dlfuzz
