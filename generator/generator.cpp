@@ -144,11 +144,22 @@ class Generator {
   size_t current_block_size() const { return p_.body.nodes.size(); }
 
   // A loop with one carried tensor, or an if/else on a 0-d bool, whose blocks
-  // apply a short chain of elementwise ops that keep the carried type.
+  // apply a short chain of ops that keep the carried type: elementwise ones,
+  // or, for a torch2 loop or branch to be spelled as a higher-order op (drawn
+  // from the seed, as checkpointing is, so the rest of the program is the same
+  // either way), ops of most families, as models put in a scan's step or a
+  // cond's branch. The mark stays off where the blocks hold what the ops refuse.
   void control_flow() {
     auto v = g_.pick(is_float_t);
     if (!v) return;
     TensorType t = p_.type(*v);
+    SeededChoices own(p_.seed ^ 0x686f70ull);  // "hop"
+    bool hop = p_.target == Target::torch2 && p_.plan.world == 1 && own.coin(g_.policy().p_hop);
+    static const std::vector<std::string> kElementwise = {"unary", "activation", "binary"};
+    static const std::vector<std::string> kSubgraph = {"unary",   "activation", "binary", "reduce", "linalg",
+                                                       "compare", "ternary",    "shape",  "view",   "norm",
+                                                       "conv",    "pool",       "scan",   "einsum", "distance"};
+    const auto& families = hop ? kSubgraph : kElementwise;
     bool loop = c_.coin(0.5);
     Node n;
     if (loop) {
@@ -162,19 +173,16 @@ class Generator {
       // derivative stay off it) and its NaNs come with it.
       if (g_.from_param_.count(*v)) g_.from_param_.insert(carried);
       if (g_.may_nan_.count(*v)) g_.may_nan_.insert(carried);
-      fill_block(n.blocks[0], n.blocks[0].params[0], t);
+      fill_block(n.blocks[0], n.blocks[0].params[0], t, families);
     } else {
       int cond = branch_condition(*v);
       n.op = "if";
       n.args = {{"cond", ValueRef{cond}}};
       n.blocks.resize(2);
-      fill_block(n.blocks[0], *v, t);
-      fill_block(n.blocks[1], *v, t);
+      fill_block(n.blocks[0], *v, t, families);
+      fill_block(n.blocks[1], *v, t, families);
     }
-    // Spelled as a higher-order op, drawn from the seed (as checkpointing is)
-    // so that the rest of the program is the same either way.
-    SeededChoices own(p_.seed ^ 0x686f70ull);  // "hop"
-    if (own.coin(g_.policy().p_hop) && hop_error(p_, n).empty()) n.args.push_back({"hop", true});
+    if (hop && hop_error(p_, n).empty()) n.args.push_back({"hop", true});
     g_.emit(std::move(n));
   }
 
@@ -199,19 +207,37 @@ class Generator {
     g_.root_.back() = static_cast<int>(p_.values.size()) - 1;
   }
 
-  void fill_block(Block& b, int start, const TensorType& t) {
+  void fill_block(Block& b, int start, const TensorType& t, const std::vector<std::string>& families) {
     g_.push_block(&b, start);
-    int steps = static_cast<int>(c_.range(1, 3));
+    bool wide = families.size() > 3;
+    int steps = static_cast<int>(wide ? c_.range(2, 5) : c_.range(1, 3));
     for (int i = 0; i < steps; ++i) {
       int before = g_.focus().value();
-      if (!random_op({"unary", "activation", "binary"})) continue;
+      if (!random_op(families)) continue;
       // Move the focus along the chain while the type stays the carried one.
       const Node& last = b.nodes.back();
       int out = last.outputs.at(0);
       if (p_.type(out) == t && node_inputs(last).size() > 0 && node_inputs(last)[0] == before) g_.set_focus(out);
     }
+    if (wide) join_into_focus(b, t);
     b.yields.push_back(g_.focus().value());
     g_.pop_block();
+  }
+
+  // Ops of other families leave values of other shapes (a reduction, a
+  // matmul): the latest one of the carried dtype that broadcasts to the
+  // carried shape is added to the focus, so the yield depends on it.
+  void join_into_focus(const Block& b, const TensorType& t) {
+    int focus = g_.focus().value();
+    for (auto n = b.nodes.rbegin(); n != b.nodes.rend(); ++n)
+      for (int out : n->outputs) {
+        const TensorType& o = p_.type(out);
+        Shape joined;
+        if (out == focus || o.dtype != t.dtype || !infer_util::broadcast(t.shape, o.shape, joined) || joined != t.shape)
+          continue;
+        g_.set_focus(g_.emit1("add", {{"self", ValueRef{focus}}, {"other", ValueRef{out}}}));
+        return;
+      }
   }
 
   // A view of a fresh intermediate, an in-place op through it, and a later use
