@@ -182,7 +182,14 @@ class Generator {
       fill_block(n.blocks[0], *v, t, families);
       fill_block(n.blocks[1], *v, t, families);
     }
-    if (hop && hop_error(p_, n).empty()) n.args.push_back({"hop", true});
+    if (hop && hop_error(p_, n).empty()) {
+      n.args.push_back({"hop", true});
+      // A scan's init that its body also reads is refused at compile as
+      // aliasing (corpus/bugs/aot-scan-init-read-by-body-aliasing.dlf): a
+      // copy made after the body (so the body cannot read it) is carried, as
+      // users write it, so that known refusal does not hide the rest.
+      if (loop) n.arg("carry")->value = ValueList{{g_.emit1("clone", {{"self", ValueRef{*v}}})}};
+    }
     g_.emit(std::move(n));
   }
 
