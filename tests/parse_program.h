@@ -15,4 +15,10 @@ inline Program parse(const std::string& text, const std::string& name = "test.dl
   return r.program;
 }
 
+// The parse or verify error of `text` ("file:line:col: message"), or "" when it parses.
+inline std::string parse_error(const std::string& text) {
+  ParseResult r = parse_program(text);
+  return r.ok() ? "" : r.error->str();
+}
+
 }  // namespace dlfuzz::test

@@ -19,41 +19,40 @@ namespace {
 const char* kHeader = "dlfuzz 1 seed=1 policy=0 mode=infer device=cpu world=1 plan=none target=torch2 autocast=bf16\n";
 
 // The parse error of a program text, "" when it parses.
-std::string error_of(const std::string& text) {
-  ParseResult r = parse_program(text);
-  return r.ok() ? "" : r.error->str();
-}
 
 TEST(Autocast, TypeRulesAreCpuAutocasts) {
   const std::string in = "input %a : f32[2,3] range(-1.0,1.0)\ninput %b : f32[3,4] range(-1.0,1.0)\n";
   // lower: mm of float32 runs in bfloat16.
-  EXPECT_EQ(error_of(std::string(kHeader) + in + "%1 : bf16[2,4] = mm %a, %b\nreturn %1\n"), "");
-  EXPECT_NE(error_of(std::string(kHeader) + in + "%1 : f32[2,4] = mm %a, %b\nreturn %1\n").find("gives bf16[2,4]"),
-            std::string::npos);
+  EXPECT_EQ(test::parse_error(std::string(kHeader) + in + "%1 : bf16[2,4] = mm %a, %b\nreturn %1\n"), "");
+  EXPECT_NE(
+      test::parse_error(std::string(kHeader) + in + "%1 : f32[2,4] = mm %a, %b\nreturn %1\n").find("gives bf16[2,4]"),
+      std::string::npos);
   // Its operands are cast: float32 with bfloat16 is fine under autocast.
-  EXPECT_EQ(error_of(std::string(kHeader) + in +
-                     "%1 : bf16[3,4] = to %b, dtype=bf16\n%2 : bf16[2,4] = mm %a, %1\nreturn %2\n"),
+  EXPECT_EQ(test::parse_error(std::string(kHeader) + in +
+                              "%1 : bf16[3,4] = to %b, dtype=bf16\n%2 : bf16[2,4] = mm %a, %1\nreturn %2\n"),
             "");
   // float64 is never cast.
-  EXPECT_EQ(error_of(std::string(kHeader) + "input %a : f64[2,3] range(-1.0,1.0)\ninput %b : f64[3,4] range(-1.0,1.0)\n"
-                                            "%1 : f64[2,4] = mm %a, %b\nreturn %1\n"),
+  EXPECT_EQ(test::parse_error(std::string(kHeader) +
+                              "input %a : f64[2,3] range(-1.0,1.0)\ninput %b : f64[3,4] range(-1.0,1.0)\n"
+                              "%1 : f64[2,4] = mm %a, %b\nreturn %1\n"),
             "");
   // fp32: a loss of bfloat16 values is float32.
-  EXPECT_EQ(
-      error_of(std::string(kHeader) + in + "%1 : bf16[2,4] = mm %a, %b\n%2 : f32[] = mse_loss %1, %1\nreturn %2\n"),
-      "");
+  EXPECT_EQ(test::parse_error(std::string(kHeader) + in +
+                              "%1 : bf16[2,4] = mm %a, %b\n%2 : f32[] = mse_loss %1, %1\nreturn %2\n"),
+            "");
   // promote: cat refuses the half type that is not autocast's (at::autocast::prioritize).
-  EXPECT_NE(
-      error_of(std::string(kHeader) + "input %a : f16[2] range(-1.0,1.0)\n%1 : f16[4] = cat [%a, %a]\nreturn %1\n")
-          .find("cannot promote"),
-      std::string::npos);
-  EXPECT_EQ(error_of(std::string(kHeader) + in +
-                     "%1 : bf16[2,4] = mm %a, %b\n%2 : f32[2,7] = cat [%1, %a], dim=1\nreturn %2\n"),
+  EXPECT_NE(test::parse_error(std::string(kHeader) +
+                              "input %a : f16[2] range(-1.0,1.0)\n%1 : f16[4] = cat [%a, %a]\nreturn %1\n")
+                .find("cannot promote"),
+            std::string::npos);
+  EXPECT_EQ(test::parse_error(std::string(kHeader) + in +
+                              "%1 : bf16[2,4] = mm %a, %b\n%2 : f32[2,7] = cat [%1, %a], dim=1\nreturn %2\n"),
             "");
   // einsum's dtype depends on ATen's decomposition: not under autocast.
-  EXPECT_NE(error_of(std::string(kHeader) + in + "%1 : bf16[2,4] = einsum \"ij,jk->ik\", [%a, %b]\nreturn %1\n")
-                .find("decomposition"),
-            std::string::npos);
+  EXPECT_NE(
+      test::parse_error(std::string(kHeader) + in + "%1 : bf16[2,4] = einsum \"ij,jk->ik\", [%a, %b]\nreturn %1\n")
+          .find("decomposition"),
+      std::string::npos);
 }
 
 TEST(Autocast, HalfActivationsTakeFloat32NormParamsInTorch2) {
@@ -61,11 +60,11 @@ TEST(Autocast, HalfActivationsTakeFloat32NormParamsInTorch2) {
   const std::string body =
       "input %x : bf16[2,3] range(-1.0,1.0)\nparam %w : f32[3] range(0.5,1.5)\nparam %b : f32[3] range(-0.5,0.5)\n"
       "%1 : bf16[2,3] = layer_norm %x, normalized_shape=[3], weight=%w, bias=%b\nreturn %1\n";
-  EXPECT_EQ(error_of(std::string(kHeader) + body), "");
+  EXPECT_EQ(test::parse_error(std::string(kHeader) + body), "");
   // Not in 1.13, and not with one param of another dtype.
-  EXPECT_NE(error_of("dlfuzz 1 seed=1 policy=0 mode=infer device=cpu world=1 plan=none\n" + body), "");
+  EXPECT_NE(test::parse_error("dlfuzz 1 seed=1 policy=0 mode=infer device=cpu world=1 plan=none\n" + body), "");
   EXPECT_NE(
-      error_of(
+      test::parse_error(
           std::string(kHeader) +
           "input %x : bf16[2,3] range(-1.0,1.0)\nparam %w : f32[3] range(0.5,1.5)\n"
           "param %b : bf16[3] range(-0.5,0.5)\n%1 : bf16[2,3] = layer_norm %x, normalized_shape=[3], weight=%w, bias=%b\n"
@@ -75,13 +74,14 @@ TEST(Autocast, HalfActivationsTakeFloat32NormParamsInTorch2) {
 }
 
 TEST(Autocast, HeaderNeedsTorch2AndAHalfDtype) {
-  EXPECT_NE(error_of("dlfuzz 1 seed=1 policy=0 mode=infer device=cpu world=1 plan=none target=torch2 autocast=f32\n"
-                     "input %a : f32[2] range(-1.0,1.0)\nreturn %a\n")
-                .find("autocast must be bf16 or f16"),
-            std::string::npos);
+  EXPECT_NE(
+      test::parse_error("dlfuzz 1 seed=1 policy=0 mode=infer device=cpu world=1 plan=none target=torch2 autocast=f32\n"
+                        "input %a : f32[2] range(-1.0,1.0)\nreturn %a\n")
+          .find("autocast must be bf16 or f16"),
+      std::string::npos);
   // A 1.13 program with autocast fails at its first autocast op.
-  EXPECT_NE(error_of("dlfuzz 1 seed=1 policy=0 mode=infer device=cpu world=1 plan=none autocast=bf16\n"
-                     "input %a : f32[2,2] range(-1.0,1.0)\n%1 : bf16[2,2] = mm %a, %a\nreturn %1\n")
+  EXPECT_NE(test::parse_error("dlfuzz 1 seed=1 policy=0 mode=infer device=cpu world=1 plan=none autocast=bf16\n"
+                              "input %a : f32[2,2] range(-1.0,1.0)\n%1 : bf16[2,2] = mm %a, %a\nreturn %1\n")
                 .find("target=torch2"),
             std::string::npos);
 }

@@ -32,11 +32,6 @@ const std::string kRegion =
     "  yield %a, %b\n"
     "}\n";
 
-std::string error_of(const std::string& text) {
-  ParseResult r = parse_program(text);
-  return r.ok() ? "" : r.error->str();
-}
-
 TEST(Checkpoint, ParsesPrintsAndVerifies) {
   const std::string text = kTrain + kRegion + "%3 : f32[2,3] = mul %1, %2\n%4 : f32[] = sum %3\nreturn %3\n" + kStep;
   Program p = test::parse(text);
@@ -76,7 +71,7 @@ TEST(Checkpoint, VerifyRefusesWhatRecomputationWouldGetWrong) {
   // Not TorchScript's: torch2 programs only.
   std::string old = kTrain + kRegion + tail;
   old.replace(old.find(" target=torch2"), 14, "");
-  EXPECT_NE(error_of(old).find("checkpoint needs target=torch2"), std::string::npos) << error_of(old);
+  EXPECT_NE(test::parse_error(old).find("checkpoint needs target=torch2"), std::string::npos) << test::parse_error(old);
   // A write after the region into a tensor the region read (as a closure):
   // eager's recomputation in backward would read the new values.
   const std::string write_after = kTrain + "%0 : f32[3,3] = mul %w, 2.0\n" +
@@ -87,8 +82,8 @@ TEST(Checkpoint, VerifyRefusesWhatRecomputationWouldGetWrong) {
                                   "}\n"
                                   "%5 : f32[3,3] = add_ %0, 1.0\n" +
                                   tail;
-  EXPECT_NE(error_of(write_after).find("written in place at or after the checkpoint"), std::string::npos)
-      << error_of(write_after);
+  EXPECT_NE(test::parse_error(write_after).find("written in place at or after the checkpoint"), std::string::npos)
+      << test::parse_error(write_after);
   // The same through the explicit argument's alias (a view of it written inside).
   const std::string write_inside = kTrain +
                                    "%0 : f32[2,3] = mul %x, 2.0\n"
@@ -100,7 +95,8 @@ TEST(Checkpoint, VerifyRefusesWhatRecomputationWouldGetWrong) {
                                    "  yield %a, %b\n"
                                    "}\n" +
                                    tail;
-  EXPECT_NE(error_of(write_inside).find("written in place"), std::string::npos) << error_of(write_inside);
+  EXPECT_NE(test::parse_error(write_inside).find("written in place"), std::string::npos)
+      << test::parse_error(write_inside);
   // ... and through a maybe-alias (reshape of a contiguous tensor returns a view of it).
   const std::string write_maybe_alias = kTrain +
                                         "%0 : f32[2,3] = mul %x, 2.0\n"
@@ -112,7 +108,8 @@ TEST(Checkpoint, VerifyRefusesWhatRecomputationWouldGetWrong) {
                                         "%6 : f32[6] = reshape %0, shape=[6]\n"
                                         "%7 : f32[6] = mul_ %6, 2.0\n" +
                                         tail;
-  EXPECT_NE(error_of(write_maybe_alias).find("written in place"), std::string::npos) << error_of(write_maybe_alias);
+  EXPECT_NE(test::parse_error(write_maybe_alias).find("written in place"), std::string::npos)
+      << test::parse_error(write_maybe_alias);
   // Writes to the region's own values are fine.
   const std::string own = kTrain +
                           "%1 : f32[2,3], %2 : f32[2,3] = checkpoint inputs=[%x] (%c : f32[2,3]) {\n"
@@ -122,16 +119,16 @@ TEST(Checkpoint, VerifyRefusesWhatRecomputationWouldGetWrong) {
                           "  yield %a, %d\n"
                           "}\n" +
                           tail;
-  EXPECT_EQ(error_of(own), "");
+  EXPECT_EQ(test::parse_error(own), "");
   // ... but not in a selective one, which may have cached them.
   std::string own_selective = own;
   own_selective.replace(own_selective.find("inputs=[%x]"), 11, "inputs=[%x], selective=true");
-  EXPECT_NE(error_of(own_selective).find("selective checkpoint's values may be cached"), std::string::npos)
-      << error_of(own_selective);
+  EXPECT_NE(test::parse_error(own_selective).find("selective checkpoint's values may be cached"), std::string::npos)
+      << test::parse_error(own_selective);
   // Its shape: one param per input, something yielded, only at the top level.
   std::string params = kTrain + kRegion + tail;
   params.replace(params.find(" (%c : f32[2,3])"), 16, " (%c : f32[2,3], %e : f32[2,3])");
-  EXPECT_NE(error_of(params).find("one value per input"), std::string::npos) << error_of(params);
+  EXPECT_NE(test::parse_error(params).find("one value per input"), std::string::npos) << test::parse_error(params);
 }
 
 TEST(Checkpoint, GeneratedRegionsOverManySeeds) {

@@ -23,11 +23,6 @@ std::string program(const std::string& mode, const std::string& dtype, const std
          "[2,2,3,6] range(-1.0,1.0)\n%1 : " + dtype + "[2,2,5,6] = flex_attention %q, %k, %v" + args + "\nreturn %1\n";
 }
 
-std::string error_of(const std::string& text) {
-  ParseResult r = parse_program(text);
-  return r.ok() ? "" : r.error->str();
-}
-
 TEST(FlexAttention, ParsesPrintsAndEmitsTheRuntimeCall) {
   Program p = test::parse(program("infer", "f32", ", score_mod=\"alibi\", block_mask=\"causal\", scale=0.5"));
   EXPECT_EQ(verify(p), "");
@@ -41,20 +36,22 @@ TEST(FlexAttention, ParsesPrintsAndEmitsTheRuntimeCall) {
 }
 
 TEST(FlexAttention, TypeRuleRefusesWhatTheCpuCannotRun) {
-  EXPECT_EQ(error_of(program("infer", "bf16", "")), "");
-  EXPECT_NE(error_of(program("infer", "f64", "")).find("float32, float16 and bfloat16 only"), std::string::npos);
-  EXPECT_NE(error_of(program("infer", "f32", ", score_mod=\"rotary\"")).find("score_mod must be one of"),
+  EXPECT_EQ(test::parse_error(program("infer", "bf16", "")), "");
+  EXPECT_NE(test::parse_error(program("infer", "f64", "")).find("float32, float16 and bfloat16 only"),
             std::string::npos);
-  EXPECT_NE(error_of(program("infer", "f32", ", block_mask=\"full\"")).find("block_mask must be one of"),
+  EXPECT_NE(test::parse_error(program("infer", "f32", ", score_mod=\"rotary\"")).find("score_mod must be one of"),
+            std::string::npos);
+  EXPECT_NE(test::parse_error(program("infer", "f32", ", block_mask=\"full\"")).find("block_mask must be one of"),
             std::string::npos);
   std::string training = program("train", "f32", "");
   training.replace(training.find("return %1\n"), 10,
                    "target %y : f32[2,2,5,6] range(-1.0,1.0)\n%2 : f32[] = mse_loss %1, %y\nreturn %1\nloss %2\n"
                    "step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=1\n");
-  EXPECT_NE(error_of(training).find("no backward on the CPU"), std::string::npos) << error_of(training);
+  EXPECT_NE(test::parse_error(training).find("no backward on the CPU"), std::string::npos)
+      << test::parse_error(training);
   std::string wrong = program("infer", "f32", "");
   wrong.replace(wrong.find("[2,2,3,6] range"), 9, "[2,2,4,6]");
-  EXPECT_NE(error_of(wrong).find("one sequence length"), std::string::npos) << error_of(wrong);
+  EXPECT_NE(test::parse_error(wrong).find("one sequence length"), std::string::npos) << test::parse_error(wrong);
 }
 
 TEST(FlexAttention, GroupedQueryAttentionAndCapturedTensors) {
@@ -69,23 +66,30 @@ TEST(FlexAttention, GroupedQueryAttentionAndCapturedTensors) {
   std::string py = emit_python(p);
   EXPECT_NE(py.find("_dlfuzz_flex_attention(q, k, v, score_mod='bias', bias=b, enable_gqa=True)"), std::string::npos)
       << py;
-  EXPECT_EQ(error_of(with_inputs("", ", enable_gqa=true", "1")), "");
-  EXPECT_NE(error_of(with_inputs("", "", "1")).find("batch dims"), std::string::npos);
-  EXPECT_NE(error_of(with_inputs("", ", enable_gqa=true", "3")).find("must divide"), std::string::npos);
+  EXPECT_EQ(test::parse_error(with_inputs("", ", enable_gqa=true", "1")), "");
+  EXPECT_NE(test::parse_error(with_inputs("", "", "1")).find("batch dims"), std::string::npos);
+  EXPECT_NE(test::parse_error(with_inputs("", ", enable_gqa=true", "3")).find("must divide"), std::string::npos);
   // The table each bias mod reads: (H, L, S), (L + S - 1), (H).
-  EXPECT_EQ(error_of(with_inputs("input %b : f32[7] range(-1.0,1.0)\n", ", score_mod=\"relative_bias\", bias=%b")), "");
-  EXPECT_EQ(error_of(with_inputs("input %b : f32[2] range(-1.0,1.0)\n", ", score_mod=\"head_slope\", bias=%b")), "");
-  EXPECT_NE(error_of(with_inputs("input %b : f32[2,5,4] range(-1.0,1.0)\n", ", score_mod=\"bias\", bias=%b"))
+  EXPECT_EQ(
+      test::parse_error(with_inputs("input %b : f32[7] range(-1.0,1.0)\n", ", score_mod=\"relative_bias\", bias=%b")),
+      "");
+  EXPECT_EQ(
+      test::parse_error(with_inputs("input %b : f32[2] range(-1.0,1.0)\n", ", score_mod=\"head_slope\", bias=%b")), "");
+  EXPECT_NE(test::parse_error(with_inputs("input %b : f32[2,5,4] range(-1.0,1.0)\n", ", score_mod=\"bias\", bias=%b"))
                 .find("bias of bias must be f32[2,5,3]"),
             std::string::npos);
-  EXPECT_NE(error_of(with_inputs("", ", score_mod=\"bias\"")).find("a bias tensor goes with"), std::string::npos);
-  EXPECT_NE(error_of(with_inputs("input %b : f32[2] range(-1.0,1.0)\n", ", score_mod=\"alibi\", bias=%b"))
+  EXPECT_NE(test::parse_error(with_inputs("", ", score_mod=\"bias\"")).find("a bias tensor goes with"),
+            std::string::npos);
+  EXPECT_NE(test::parse_error(with_inputs("input %b : f32[2] range(-1.0,1.0)\n", ", score_mod=\"alibi\", bias=%b"))
                 .find("a bias tensor goes with"),
             std::string::npos);
-  EXPECT_EQ(error_of(with_inputs("input %d : i64[5] range(0,3)\n", ", block_mask=\"document_ids\", doc_ids=%d")), "");
-  EXPECT_NE(error_of(with_inputs("input %d : i64[3] range(0,3)\n", ", block_mask=\"document_ids\", doc_ids=%d"))
-                .find("doc_ids must be i64[max(L, S)]"),
-            std::string::npos);
+  EXPECT_EQ(
+      test::parse_error(with_inputs("input %d : i64[5] range(0,3)\n", ", block_mask=\"document_ids\", doc_ids=%d")),
+      "");
+  EXPECT_NE(
+      test::parse_error(with_inputs("input %d : i64[3] range(0,3)\n", ", block_mask=\"document_ids\", doc_ids=%d"))
+          .find("doc_ids must be i64[max(L, S)]"),
+      std::string::npos);
 }
 
 TEST(FlexAttention, GeneratedOverManySeeds) {

@@ -34,11 +34,6 @@ std::string program(const std::string& hook_args) {
          "step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=1\n";
 }
 
-std::string error_of(const std::string& text) {
-  ParseResult r = parse_program(text);
-  return r.ok() ? "" : r.error->str();
-}
-
 TEST(GradHook, ParsesPrintsAndEmitsTheRuntimeCall) {
   Program p = test::parse(program("%1, hook=\"captured\", other=%o"));
   EXPECT_EQ(verify(p), "");
@@ -50,13 +45,14 @@ TEST(GradHook, ParsesPrintsAndEmitsTheRuntimeCall) {
 }
 
 TEST(GradHook, TypeRuleRefusesLeavesAndUnknownHooks) {
-  EXPECT_EQ(error_of(program("%1, hook=\"clip\"")), "");
-  EXPECT_NE(error_of(program("%w, hook=\"clip\"")).find("on an input"), std::string::npos);
-  EXPECT_NE(error_of(program("%1, hook=\"zero\"")).find("hook must be one of"), std::string::npos);
-  EXPECT_NE(error_of(program("%1, hook=\"captured\"")).find("goes with hook captured"), std::string::npos);
-  EXPECT_NE(error_of(program("%1, hook=\"scale\", other=%o")).find("goes with hook captured"), std::string::npos);
+  EXPECT_EQ(test::parse_error(program("%1, hook=\"clip\"")), "");
+  EXPECT_NE(test::parse_error(program("%w, hook=\"clip\"")).find("on an input"), std::string::npos);
+  EXPECT_NE(test::parse_error(program("%1, hook=\"zero\"")).find("hook must be one of"), std::string::npos);
+  EXPECT_NE(test::parse_error(program("%1, hook=\"captured\"")).find("goes with hook captured"), std::string::npos);
+  EXPECT_NE(test::parse_error(program("%1, hook=\"scale\", other=%o")).find("goes with hook captured"),
+            std::string::npos);
   std::string wrong = program("%1, hook=\"captured\", other=%x");
-  EXPECT_NE(error_of(wrong).find("must be f32[3,2]"), std::string::npos) << error_of(wrong);
+  EXPECT_NE(test::parse_error(wrong).find("must be f32[3,2]"), std::string::npos) << test::parse_error(wrong);
 }
 
 TEST(GradHook, GeneratedOnIntermediatesOfTrainingProgramsOverManySeeds) {

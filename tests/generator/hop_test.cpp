@@ -41,11 +41,6 @@ const std::string kScan =
     "}\n"
     "return %3\n";
 
-std::string error_of(const std::string& text) {
-  ParseResult r = parse_program(text);
-  return r.ok() ? "" : r.error->str();
-}
-
 TEST(Hop, ParsesPrintsAndVerifies) {
   Program p = test::parse(kHead + kCond + kScan);
   EXPECT_EQ(verify(p), "");
@@ -77,28 +72,29 @@ TEST(Hop, VerifyRefusesWhatTheOpsRefuse) {
     return kHead + "%1 : f32[2,3] = if cond=%c, hop=true {\n" + op_line +
            "  yield %2\n} else {\n  yield %w\n}\nreturn %1\n";
   };
-  EXPECT_EQ(error_of(with_body("  %2 : f32[2,3] = mul %x, %w\n")), "");
+  EXPECT_EQ(test::parse_error(with_body("  %2 : f32[2,3] = mul %x, %w\n")), "");
   // A write to what the branch closes over.
-  EXPECT_NE(error_of(with_body("  %2 : f32[2,3] = mul_ %x, 2.0\n")).find("in-place"), std::string::npos);
+  EXPECT_NE(test::parse_error(with_body("  %2 : f32[2,3] = mul_ %x, 2.0\n")).find("in-place"), std::string::npos);
   // .item() breaks the graph inside the branch.
-  EXPECT_NE(error_of(with_body("  %2 : f32[2,3] = mul %x, %s.item()\n")).find("item"), std::string::npos);
+  EXPECT_NE(test::parse_error(with_body("  %2 : f32[2,3] = mul %x, %s.item()\n")).find("item"), std::string::npos);
   // A random draw.
-  EXPECT_NE(error_of(with_body("  %2 : f32[2,3] = dropout %x, 0.5, true\n")).find("may not run"), std::string::npos);
+  EXPECT_NE(test::parse_error(with_body("  %2 : f32[2,3] = dropout %x, 0.5, true\n")).find("may not run"),
+            std::string::npos);
   // A scan of zero trips (torch.compile needs one), or a mark that is not a bool.
   std::string zero = kHead + kCond + kScan;
   zero.replace(zero.find("n=3"), 3, "n=0");
-  EXPECT_NE(error_of(zero).find("one trip"), std::string::npos) << error_of(zero);
+  EXPECT_NE(test::parse_error(zero).find("one trip"), std::string::npos) << test::parse_error(zero);
   std::string not_bool = kHead + kCond + kScan;
   not_bool.replace(not_bool.find("hop=true"), 8, "hop=1");
-  EXPECT_NE(error_of(not_bool).find("true or false"), std::string::npos) << error_of(not_bool);
+  EXPECT_NE(test::parse_error(not_bool).find("true or false"), std::string::npos) << test::parse_error(not_bool);
   // Nor in a program for LibTorch 1.13.
   std::string old = kHead + kCond + kScan;
   old.replace(old.find(" target=torch2"), 14, "");
-  EXPECT_NE(error_of(old).find("torch2"), std::string::npos) << error_of(old);
+  EXPECT_NE(test::parse_error(old).find("torch2"), std::string::npos) << test::parse_error(old);
   // if and loop take no other argument.
   std::string other = kHead + kCond + kScan;
   other.replace(other.find("hop=true"), 8, "fast=true");
-  EXPECT_NE(error_of(other).find("no argument 'fast'"), std::string::npos) << error_of(other);
+  EXPECT_NE(test::parse_error(other).find("no argument 'fast'"), std::string::npos) << test::parse_error(other);
 }
 
 TEST(Hop, GeneratedOverManySeeds) {
