@@ -41,6 +41,10 @@ std::string hop_error(const Program& p, const Node& n) {
     const Arg* trips = n.arg("n");
     if (!trips || !std::holds_alternative<int64_t>(trips->value) || std::get<int64_t>(trips->value) < 1)
       return "a scan needs at least one trip";
+    // Scan compares the strides of its init and each step's carry, and a
+    // zero-size tensor's strides are whatever made it (contiguous() keeps them).
+    for (int prm : n.blocks.at(0).params)
+      if (p.type(prm).numel() == 0) return "a scan's carry may not be empty";
   }
   for (const auto& b : n.blocks)
     if (auto e = block_error(b); !e.empty()) return e;

@@ -21,7 +21,7 @@ bool is_hop(const Node& n);
 // or body (.item(), data-dependent sizes, random draws, hooks, nested control
 // flow, collectives), an in-place write (a branch may not mutate what it
 // closes over), no result, a loop of zero trips (scan under torch.compile
-// needs one), and programs not for PyTorch 2.x or over several ranks.
+// needs one) or of an empty carry, and programs not for PyTorch 2.x or over several ranks.
 std::string hop_error(const Program& p, const Node& n);
 
 }  // namespace dlfuzz
