@@ -208,7 +208,9 @@ class FunctionWriter {
     return fmt::format("({}{})", fmt::join(items, ", "), items.size() == 1 ? "," : "");
   }
 
-  // `if` as torch.cond over two nested functions (generator/hop.h).
+  // `if` as torch.cond over two nested functions (generator/hop.h). The
+  // branches' results are made contiguous: cond wants both with the same
+  // stride order, which the IR does not track (a permuted view on one side).
   void hop_cond(const Node& n, int depth) {
     std::string out = py_name(p_, n.outputs.at(0));
     const char* side[] = {"_true_", "_false_"};
@@ -217,7 +219,7 @@ class FunctionWriter {
       line(depth, fmt::format("def {}{}():", side[branch], out));
       block(b, depth + 1);
       std::vector<std::string> ys;
-      for (int y : b.yields) ys.push_back(fresh_yield(b, y));
+      for (int y : b.yields) ys.push_back(fresh_yield(b, y) + ".contiguous()");
       line(depth + 1, "return " + tuple(ys));
     }
     std::string cond = py_name(p_, std::get<ValueRef>(n.arg("cond")->value).id);
