@@ -138,6 +138,19 @@ TEST(Hop, GeneratedOverManySeeds) {
   EXPECT_GT(scans, 150);
   EXPECT_GT(plain, 300);
   EXPECT_GT(training, 150);
+  // Never inside an activation checkpoint (PyTorch 2.15 compiles none there).
+  policy.p_training = 1;
+  policy.p_checkpoint = 1;
+  int regions = 0;
+  for (int seed = 0; seed < 300; ++seed) {
+    Program p = generate_program(policy, seed);
+    for (const Node& n : p.body.nodes)
+      if (n.op == "checkpoint") {
+        ++regions;
+        for_each_node(n.blocks[0], [&](const Node& m) { EXPECT_FALSE(is_hop(m)) << "seed " << seed; });
+      }
+  }
+  EXPECT_GT(regions, 200);
   // Never for LibTorch 1.13 or over ranks.
   policy.target = Target::torch113;
   for (int seed = 0; seed < 200; ++seed)
