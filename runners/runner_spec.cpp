@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "generator/hop.h"
 #include "generator/op_spec.h"
 #include "generator/summary.h"
 
@@ -96,9 +97,14 @@ bool RunnerSpec::supports(const Program& p) const {
   if (row->needs == RunnerNeeds::dp) return p.plan.data_parallel();
   // An `if` node branches on a tensor's value (the generator's only branch).
   if (row->needs == RunnerNeeds::no_branch) return summarize(p).ops.count("if") == 0;
-  if (row->needs == RunnerNeeds::no_hop)
+  if (row->needs == RunnerNeeds::no_hop) {
     for (const auto& [op, n] : summarize(p).ops)
       if (const OpSpec* s = find_op(op); s && s->aten.rfind("higher_order::", 0) == 0) return false;
+    // Control flow spelled as torch.cond or scan (generator/hop.h).
+    bool hop = false;
+    for_each_node(p.body, [&](const Node& n) { hop = hop || is_hop(n); });
+    if (hop) return false;
+  }
   return true;
 }
 

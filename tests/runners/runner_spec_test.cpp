@@ -113,6 +113,18 @@ TEST(RunnerSpec, FakeCrossrefTakesNoProgramWithAHigherOrderOp) {
   EXPECT_FALSE(runner_spec("fake-crossref").supports(r.program));
   EXPECT_TRUE(runner_spec("inductor").supports(r.program));
   EXPECT_TRUE(runner_spec("fake-crossref").supports(program("device=cpu world=1 plan=none", false)));
+  // Nor one with control flow spelled as torch.cond or scan.
+  ParseResult c = parse_program(
+      "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %x : f32[2] range(-1.0,1.0)\n"
+      "%1 : f32[] = sum %x\n"
+      "%2 : bool[] = gt %1, 0.0\n"
+      "%3 : f32[2] = if cond=%2, hop=true {\n  %4 : f32[2] = sin %x\n  yield %4\n} else {\n  yield %x\n}\n"
+      "return %3\n",
+      "cond.dlf");
+  ASSERT_TRUE(c.ok()) << (c.error ? c.error->str() : "");
+  EXPECT_FALSE(runner_spec("fake-crossref").supports(c.program));
+  EXPECT_TRUE(runner_spec("inductor").supports(c.program));
 }
 
 // The executor keeps one worker per environment: two native environments
