@@ -155,11 +155,6 @@ class Generator {
     TensorType t = p_.type(*v);
     SeededChoices own(p_.seed ^ 0x686f70ull);  // "hop"
     bool hop = p_.target == Target::torch2 && p_.plan.world == 1 && own.coin(g_.policy().p_hop);
-    static const std::vector<std::string> kElementwise = {"unary", "activation", "binary"};
-    static const std::vector<std::string> kSubgraph = {"unary",   "activation", "binary", "reduce", "linalg",
-                                                       "compare", "ternary",    "shape",  "view",   "norm",
-                                                       "conv",    "pool",       "scan",   "einsum", "distance"};
-    const auto& families = hop ? kSubgraph : kElementwise;
     bool loop = c_.coin(0.5);
     Node n;
     if (loop) {
@@ -173,14 +168,14 @@ class Generator {
       // derivative stay off it) and its NaNs come with it.
       if (g_.from_param_.count(*v)) g_.from_param_.insert(carried);
       if (g_.may_nan_.count(*v)) g_.may_nan_.insert(carried);
-      fill_block(n.blocks[0], n.blocks[0].params[0], t, families);
+      fill_block(n.blocks[0], n.blocks[0].params[0], t, hop);
     } else {
       int cond = branch_condition(*v);
       n.op = "if";
       n.args = {{"cond", ValueRef{cond}}};
       n.blocks.resize(2);
-      fill_block(n.blocks[0], *v, t, families);
-      fill_block(n.blocks[1], *v, t, families);
+      fill_block(n.blocks[0], *v, t, hop);
+      fill_block(n.blocks[1], *v, t, hop);
     }
     if (hop && hop_error(p_, n).empty()) {
       n.args.push_back({"hop", true});
@@ -214,9 +209,14 @@ class Generator {
     g_.root_.back() = static_cast<int>(p_.values.size()) - 1;
   }
 
-  void fill_block(Block& b, int start, const TensorType& t, const std::vector<std::string>& families) {
+  // wide: the ops of most families a higher-order op's branch or body takes.
+  void fill_block(Block& b, int start, const TensorType& t, bool wide) {
+    static const std::vector<std::string> kElementwise = {"unary", "activation", "binary"};
+    static const std::vector<std::string> kSubgraph = {"unary",   "activation", "binary", "reduce", "linalg",
+                                                       "compare", "ternary",    "shape",  "view",   "norm",
+                                                       "conv",    "pool",       "scan",   "einsum", "distance"};
+    const auto& families = wide ? kSubgraph : kElementwise;
     g_.push_block(&b, start);
-    bool wide = families.size() > 3;
     int steps = static_cast<int>(wide ? c_.range(2, 5) : c_.range(1, 3));
     for (int i = 0; i < steps; ++i) {
       int before = g_.focus().value();

@@ -6,10 +6,7 @@
 
 namespace dlfuzz {
 
-bool is_hop(const Node& n) {
-  const Arg* a = n.arg("hop");
-  return a && std::holds_alternative<bool>(a->value) && std::get<bool>(a->value);
-}
+bool is_hop(const Node& n) { return infer_util::bool_arg(n, "hop", false); }
 
 namespace {
 
