@@ -177,14 +177,17 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
     if (counts_programs) ++sh.programs;
     if (counts_programs && !origin.empty()) ++sh.mutants;
     if (python_lane) ++sh.python_programs;
-    for (const auto& e : ev.reference_failures) {
-      ++sh.invalid;
-      sh.reference_errors[normalize_error(e)]++;
-    }
-    if (ev.findings.empty()) continue;
+    if (ev.findings.empty() && ev.reference_failures.empty()) continue;
     try {
       // A mutant's stored text says which corpus program it came from.
       std::string text = origin.empty() ? print_program(p) : "# mutant of " + origin + "\n" + print_program(p);
+      for (const auto& e : ev.reference_failures) {
+        ++sh.invalid;
+        std::string reason = normalize_error(e.error);
+        sh.reference_errors[e.runner + ": " + reason]++;
+        sh.store->add_rejection(e.runner, reason, text, seed, p.count_nodes());
+      }
+      if (ev.findings.empty()) continue;
       std::string hash = sh.store->add_program(text, seed, p.count_nodes());
       for (const auto& f : ev.findings) {
         bool is_new = false;
@@ -379,8 +382,10 @@ int run_campaign(const CampaignOptions& opt) {
   std::cout << fmt::format("  {} findings ({} flaky), {} unique bugs, {} new to {}\n", sh.findings, sh.flaky,
                            sh.bugs.size(), sh.new_bugs.size(), opt.db);
   if (sh.invalid) {
-    std::cout << fmt::format("  {} programs the eager reference itself rejected (generator gaps, not findings)\n",
-                             sh.invalid);
+    std::cout << fmt::format(
+        "  {} programs the eager reference itself rejected (generator gaps, or bugs of eager: `dlfuzz triage "
+        "rejected --db {}` lists the reasons, each with a program)\n",
+        sh.invalid, opt.db);
     // The most common reasons, so a gap (or a broken device) shows at once.
     std::vector<std::pair<int64_t, std::string>> reasons;
     for (const auto& [error, n] : sh.reference_errors) reasons.emplace_back(n, error);

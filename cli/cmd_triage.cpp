@@ -1,4 +1,4 @@
-// dlfuzz triage list|show|report|export|merge|retest|bisect --db DB
+// dlfuzz triage list|show|report|export|merge|retest|bisect|rejected --db DB
 #include <fmt/format.h>
 #include <stdlib.h>
 
@@ -57,6 +57,26 @@ int list(Store& s, const Opts& o) {
                              dup);
   }
   if (hidden) std::cout << fmt::format("({} duplicates of listed bugs not shown; --all shows them)\n", hidden);
+  return kExitOk;
+}
+
+// Why the eager reference rejected programs (Store::rejections); with an id,
+// that reason's first program as .dlf text, to run or emit as a repro.
+int rejected(Store& s, const Opts& o) {
+  auto rows = s.rejections();
+  if (o.id >= 0) {
+    for (const auto& r : rows)
+      if (r.id == o.id) {
+        if (o.out.empty()) std::cout << r.example;
+        else if (!write_output("dlfuzz triage rejected", o.out, r.example)) return kExitCannotWrite;
+        return kExitOk;
+      }
+    std::cerr << "dlfuzz triage: no rejection " << o.id << " in " << o.db << "\n";
+    return kExitUsage;
+  }
+  std::cout << fmt::format("{:>5} {:>6}  {:<20} {:<14} {}\n", "id", "hits", "last seen", "reference", "reason");
+  for (const auto& r : rows)
+    std::cout << fmt::format("{:>5} {:>6}  {:<20} {:<14} {}\n", r.id, r.hits, r.last_seen, r.reference, r.reason);
   return kExitOk;
 }
 
@@ -213,7 +233,7 @@ int bisect(Store& s, const Opts& o) {
 }  // namespace
 
 void add_triage(CLI::App& app, std::function<int()>* action) {
-  auto* cmd = app.add_subcommand("triage", "Bug store: list, show, report, export, merge, retest, bisect");
+  auto* cmd = app.add_subcommand("triage", "Bug store: list, show, report, export, merge, retest, bisect, rejected");
   cmd->require_subcommand(1);
   auto o = std::make_shared<Opts>();
   auto db = [&](CLI::App* c) { c->add_option("--db", o->db, "bug store")->capture_default_str(); };
@@ -227,6 +247,13 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
   db(sh);
   sh->add_option("id", o->id, "bug id")->required();
   sh->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return show(s, *o); }); }; });
+  auto* rj = cmd->add_subcommand(
+      "rejected",
+      "Why the eager reference rejected programs (generator gaps, or bugs of eager); ID: the first program");
+  db(rj);
+  rj->add_option("id", o->id, "a rejection's id: print its first program (.dlf)");
+  rj->add_option("-o,--out", o->out, "with an id: write the program to this file");
+  rj->callback([o, action] { *action = [o] { return with_store(*o, [&](Store& s) { return rejected(s, *o); }); }; });
   auto* rp = cmd->add_subcommand("report", "A Markdown bug report (environment, Python repro, expected vs actual)");
   db(rp);
   rp->add_option("id", o->id, "bug id")->required();

@@ -57,7 +57,7 @@ Evaluation evaluate(Executor& ex, const Program& p, const std::vector<std::strin
     const RunResult& r = ev.results[i];
     auto spec = parse_runner(r.runner);
     if (!r.ok() && spec && r.runner == spec->reference(p))
-      ev.reference_failures.push_back(r.runner + ": " + r.error.substr(0, 200));
+      ev.reference_failures.push_back({r.runner, r.error.substr(0, 200)});
   }
   for (size_t i = n_refs; i < ev.results.size(); ++i) {
     const RunResult& test = ev.results[i];

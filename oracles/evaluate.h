@@ -13,11 +13,18 @@
 
 namespace dlfuzz {
 
+// A reference runner that failed on the program: the program is invalid for
+// this PyTorch (or eager itself has a bug), and no test runner is judged on it.
+struct ReferenceFailure {
+  std::string runner, error;
+  std::string str() const { return runner + ": " + error; }
+};
+
 struct Evaluation {
   std::vector<RunResult> results;  // references first, then the runners under test
   std::vector<Finding> findings;
   std::vector<std::string> skipped;             // runners that do not apply
-  std::vector<std::string> reference_failures;  // "eager: ..." when a reference itself failed
+  std::vector<ReferenceFailure> reference_failures;
   std::string versions;                         // of every result, deduplicated
 };
 

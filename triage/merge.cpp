@@ -147,6 +147,21 @@ MergeStats merge_store(Store& into, const std::string& shard_path) {
       ++st.findings;
     }
   }
+  {  // rejections by (reference, reason): hits summed, the earlier example kept
+    auto q = src.prepare("SELECT reference, reason, hits, first_seen, last_seen, example_program FROM rejections");
+    while (q.step()) {
+      auto up = dst.prepare(
+          "INSERT INTO rejections(reference, reason, hits, first_seen, last_seen, example_program) "
+          "VALUES(?,?,?,?,?,?) ON CONFLICT(reference, reason) DO UPDATE SET hits = hits + excluded.hits, "
+          "first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen), "
+          "example_program = coalesce(example_program, excluded.example_program)");
+      up.bind(1, q.column_text(0)).bind(2, q.column_text(1)).bind(3, q.column_int(2)).bind(4, q.column_text(3));
+      up.bind(5, q.column_text(4));
+      bind_text_or_null(up, 6, q, 5);
+      up.run();
+      ++st.rejections;
+    }
+  }
   tx.commit();
   return st;
 }

@@ -1,6 +1,7 @@
 // Folding shard stores (from other machines or lanes) into one: programs by
 // content hash, bugs by signature (hits summed, first/last seen widened),
-// findings and campaigns copied with their ids remapped.
+// findings and campaigns copied with their ids remapped, eager's rejections by
+// reference and reason (hits summed).
 #pragma once
 #include <string>
 
@@ -9,7 +10,7 @@
 namespace dlfuzz {
 
 struct MergeStats {
-  int64_t campaigns = 0, programs = 0, findings = 0, new_bugs = 0, merged_bugs = 0;
+  int64_t campaigns = 0, programs = 0, findings = 0, new_bugs = 0, merged_bugs = 0, rejections = 0;
 };
 
 // One transaction per shard. The shard is only read (an older schema is first

@@ -72,6 +72,12 @@ const char* kMigrations[] = {
     "ALTER TABLE findings ADD COLUMN reduced_program TEXT REFERENCES programs(hash);"
     "ALTER TABLE findings ADD COLUMN reduced_ops TEXT;"
     "ALTER TABLE bugs ADD COLUMN split_from INTEGER REFERENCES bugs(id);",
+    // 10: why the eager reference rejected programs (no compiled runner judges
+    // one it rejects), one row per reference and normalized error, with the
+    // first program it rejected so: a generator gap, or a bug of eager itself.
+    "CREATE TABLE rejections(id INTEGER PRIMARY KEY, reference TEXT NOT NULL, reason TEXT NOT NULL,"
+    " hits INTEGER NOT NULL DEFAULT 0, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,"
+    " example_program TEXT REFERENCES programs(hash), UNIQUE(reference, reason));",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1, "one migration per version");
 
@@ -305,6 +311,45 @@ int64_t Store::add_finding(int64_t campaign, const std::string& program_hash, co
   db_->prepare("UPDATE campaigns SET findings = findings + 1 WHERE id = ?").bind(1, campaign).run();
   tx.commit();
   return bug;
+}
+
+int64_t Store::add_rejection(const std::string& reference, const std::string& reason, const std::string& text,
+                             uint64_t seed, int nodes) {
+  Transaction tx(*db_);
+  std::string now = now_utc();
+  int64_t id = -1;
+  {
+    auto st = db_->prepare("SELECT id FROM rejections WHERE reference = ? AND reason = ?");
+    st.bind(1, reference).bind(2, reason);
+    if (st.step()) id = st.column_int(0);
+  }
+  if (id < 0) {  // only the first program of a reason is kept: a broken device rejects them all
+    std::string hash = add_program(text, seed, nodes);
+    db_->prepare(
+           "INSERT INTO rejections(reference, reason, hits, first_seen, last_seen, example_program) "
+           "VALUES(?,?,0,?,?,?)")
+        .bind(1, reference)
+        .bind(2, reason)
+        .bind(3, now)
+        .bind(4, now)
+        .bind(5, hash)
+        .run();
+    id = db_->last_insert_id();
+  }
+  db_->prepare("UPDATE rejections SET hits = hits + 1, last_seen = ? WHERE id = ?").bind(1, now).bind(2, id).run();
+  tx.commit();
+  return id;
+}
+
+std::vector<RejectionRow> Store::rejections() {
+  std::vector<RejectionRow> rows;
+  auto st = db_->prepare(
+      "SELECT r.id, r.hits, r.reference, r.reason, r.first_seen, r.last_seen, coalesce(p.text, '') "
+      "FROM rejections r LEFT JOIN programs p ON p.hash = r.example_program ORDER BY r.hits DESC, r.id");
+  while (st.step())
+    rows.push_back({st.column_int(0), st.column_int(1), st.column_text(2), st.column_text(3), st.column_text(4),
+                    st.column_text(5), st.column_text(6)});
+  return rows;
 }
 
 int64_t Store::record_reduction(int64_t bug, const std::string& program_hash, const std::string& ops) {

@@ -13,7 +13,7 @@
 
 namespace dlfuzz {
 
-constexpr int kSchemaVersion = 9;
+constexpr int kSchemaVersion = 10;
 
 struct BugRow {
   int64_t id;
@@ -42,6 +42,15 @@ struct EnvCheck {
 // "affects: build (torch 1.13.0) / not in: build-pip (torch 2.15.0)"; "" when unchecked.
 std::string affects_line(const std::vector<EnvCheck>& checks);
 
+// Why the eager reference rejected generated programs: a generator gap (a
+// program PyTorch does not define), or a bug of eager itself. No compiled
+// runner judges such a program, so this is where eager's own failures show.
+struct RejectionRow {
+  int64_t id, hits;
+  std::string reference, reason, first_seen, last_seen;
+  std::string example;  // the text of the first program rejected so
+};
+
 class Store {
  public:
   // Opens or creates the store. A corrupt file, a file that is not a dlfuzz
@@ -61,6 +70,13 @@ class Store {
   // whether the bug is new through *new_bug.
   int64_t add_finding(int64_t campaign, const std::string& program_hash, const Finding& f, const std::string& versions,
                       bool* new_bug = nullptr);
+
+  // Records that the reference runner rejected a program (text) with reason
+  // (its normalized error). The first program of each (reference, reason) is
+  // kept as its example; returns the rejection's id.
+  int64_t add_rejection(const std::string& reference, const std::string& reason, const std::string& text, uint64_t seed,
+                        int nodes);
+  std::vector<RejectionRow> rejections();  // most hits first
 
   // Records bug's reduced program and its op set. A bug whose refined
   // signature minus the runner names (oracle, stage, error text, reduced op

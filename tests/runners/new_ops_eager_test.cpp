@@ -172,7 +172,7 @@ TEST(DataOps, DropoutDrawsTheSameMaskEverywhere) {
   if (python) runners.insert(runners.end(), {"inductor", "aot-eager"});
   Executor ex(test::python_options());
   Evaluation ev = evaluate(ex, parsed.program, runners, false);
-  EXPECT_TRUE(ev.reference_failures.empty()) << ev.reference_failures.at(0);
+  EXPECT_TRUE(ev.reference_failures.empty()) << ev.reference_failures.at(0).str();
   for (const auto& f : ev.findings) ADD_FAILURE() << f.test_runner << ": " << f.detail;
   for (const auto& r : ev.results) {
     ASSERT_TRUE(r.ok()) << r.runner << ": " << r.error;

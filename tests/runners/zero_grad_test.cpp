@@ -88,7 +88,7 @@ TEST(ZeroGradient, ExactlyZeroOnOneSideIsNoFindingEitherWay) {
       ASSERT_TRUE(parsed.ok()) << parsed.error->str() << "\n" << text;
       Evaluation ev = evaluate(ex, parsed.program, runners, false);
       std::string what = "seed " + std::to_string(seed) + ", " + step;
-      EXPECT_TRUE(ev.reference_failures.empty()) << what << ": " << ev.reference_failures.at(0);
+      EXPECT_TRUE(ev.reference_failures.empty()) << what << ": " << ev.reference_failures.at(0).str();
       for (const auto& f : ev.findings) ADD_FAILURE() << what << ": " << f.test_runner << ": " << f.detail;
       const RunResult* eager = find(ev, "py-eager");
       const RunResult* inductor = find(ev, "inductor");

@@ -152,7 +152,7 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
         "ALTER TABLE findings DROP COLUMN layer; ALTER TABLE findings DROP COLUMN ablation;"
         "ALTER TABLE bugs DROP COLUMN layer;"
         "ALTER TABLE findings DROP COLUMN evidence; DROP TABLE bug_envs; ALTER TABLE bugs DROP COLUMN duplicate_of;"
-        "ALTER TABLE bugs DROP COLUMN reduced_ops;"
+        "ALTER TABLE bugs DROP COLUMN reduced_ops; DROP TABLE rejections;"
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   }
   Store s(path);
@@ -171,6 +171,25 @@ TEST(Store, OldSchemaIsMigratedKeepingItsData) {
   s.record_compiler_pass(s.bugs()[0].id, "inductor / lowerings #1 (var_mean)");
   EXPECT_EQ(s.bugs()[0].compiler_pass, "inductor / lowerings #1 (var_mean)");
   EXPECT_EQ(s.bugs()[0].split_from, 0) << "bugs.split_from (v9) exists and is empty";
+  EXPECT_TRUE(s.rejections().empty()) << "rejections (v10) exists and is empty";
+}
+
+// Programs the eager reference rejects: one row per reference and reason,
+// the first program kept as the example, the later ones only counted.
+TEST(Store, RejectionsFoldByReferenceAndReasonKeepingTheFirstProgram) {
+  Store s(temp_db("rejections.db"));
+  int64_t a = s.add_rejection("py-eager", normalize_error("shape [2, 3] is invalid"), "first\n", 1, 4);
+  int64_t b = s.add_rejection("py-eager", normalize_error("shape [5, 7] is invalid"), "second\n", 2, 4);
+  int64_t other = s.add_rejection("eager", normalize_error("shape [5, 7] is invalid"), "third\n", 3, 4);
+  EXPECT_EQ(a, b) << "numbers are normalized away";
+  EXPECT_NE(a, other) << "another reference is another reason";
+  auto rows = s.rejections();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].id, a) << "most hits first";
+  EXPECT_EQ(rows[0].hits, 2);
+  EXPECT_EQ(rows[0].reference, "py-eager");
+  EXPECT_EQ(rows[0].example, "first\n");
+  EXPECT_EQ(s.count("programs"), 2) << "the second program of a reason is not stored";
 }
 
 TEST(Store, LayerAndAblationReachTheBugItsReportAndItsKey) {
@@ -266,6 +285,8 @@ TEST(Merge, OverlappingShardsFoldIntoOneWithTheRightCounts) {
     s.add_finding(c, p, finding("ts-nnc", "boom 1"), "v");                             // bug X
     s.add_finding(c, p, finding("ts-nnc", "boom 2"), "v");                             // bug X again
     s.add_finding(c, s.add_program("prog a", 2, 2), finding("frozen", "crash"), "v");  // bug Y
+    s.add_rejection("py-eager", "no such op", "prog rejected a", 4, 2);
+    s.add_rejection("py-eager", "no such op", "prog rejected a2", 5, 2);
   }
   {
     Store s(b);
@@ -273,6 +294,7 @@ TEST(Merge, OverlappingShardsFoldIntoOneWithTheRightCounts) {
     std::string p = s.add_program("prog shared", 1, 2);
     s.add_finding(c, p, finding("ts-nnc", "boom 3"), "v");                              // bug X
     s.add_finding(c, s.add_program("prog b", 3, 2), finding("static", "assert"), "v");  // bug Z
+    s.add_rejection("py-eager", "no such op", "prog rejected b", 6, 2);
   }
   Store merged(all);
   MergeStats m1 = merge_store(merged, a);
@@ -281,7 +303,11 @@ TEST(Merge, OverlappingShardsFoldIntoOneWithTheRightCounts) {
   EXPECT_EQ(m2.new_bugs, 1);
   EXPECT_EQ(m2.merged_bugs, 1);
   EXPECT_EQ(merged.count("campaigns"), 2);
-  EXPECT_EQ(merged.count("programs"), 3) << "the shared program is stored once";
+  EXPECT_EQ(merged.count("programs"), 5) << "the shared program is stored once";
+  auto rejections = merged.rejections();
+  ASSERT_EQ(rejections.size(), 1u);
+  EXPECT_EQ(rejections[0].hits, 3);
+  EXPECT_EQ(rejections[0].example, "prog rejected a") << "the first shard's example is kept";
   EXPECT_EQ(merged.count("findings"), 5);
   auto bugs = merged.bugs();
   ASSERT_EQ(bugs.size(), 3u);
