@@ -21,7 +21,6 @@ const std::map<std::string, LadderOf>& ladder_runners() {
   static const std::map<std::string, LadderOf> m = {{"aot-eager", {1, false}},
                                                     {"inductor", {3, false}},
                                                     {"inductor-dynamic", {3, true}},
-                                                    {"aoti", {4, false}},
                                                     {"fault-inductor-lowering", {3, false}}};
   return m;
 }
@@ -42,7 +41,9 @@ bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.ora
 // inductor-freezing climbs it to plain Inductor: what that does not show is
 // freezing's; inductor-autotune climbs on to inductor-freezing: what that does
 // not show is max-autotune's; inductor-ca climbs to plain Inductor: what that
-// does not show is Compiled Autograd's.
+// does not show is Compiled Autograd's. export-decomp climbs to export: what
+// that does not show is the core ATen decompositions'; aoti climbs both and
+// then Inductor through torch.compile: what none shows is AOTInductor's.
 struct RunnerLadder {
   std::vector<std::string> below;
   std::string own_layer;
@@ -62,6 +63,8 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
         "Inductor max-autotune (C++ GEMM templates)"}},
       {"inductor-ca",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor"}, "Compiled Autograd (backward traced at run time)"}},
+      {"export-decomp", {{"export"}, "torch.export decompositions (core ATen)"}},
+      {"aoti", {{"export", "export-decomp", "inductor"}, "AOTInductor"}},
       {"inductor-train",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-step"},
         "Inductor (program and optimizer step together)"}},

@@ -53,13 +53,14 @@ struct LadderRung {
 const std::vector<LadderRung>& layer_ladder(bool dynamic = false);
 
 // Whether `test_runner`'s findings are attributed by the ladder (inductor,
-// inductor-dynamic, aot-eager, aoti, in any environment).
+// inductor-dynamic, aot-eager, in any environment).
 bool ladder_applies(const std::string& test_runner);
 
 // Sets layer (and, through a ladder, ablation) of every finding; the
 // rungs below each ladder finding run once for all of them, in the test
 // runner's environment. A ladder finding no rung below shows is its
-// runner's own rung's (Inductor's); aoti's keeps its row's layer.
+// runner's own rung's (Inductor's). Other runners climb ladders of their own
+// (aoti: export, export-decomp, inductor; ts-nnc: ts-noopt, ts-simple, ts; ...).
 void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& findings);
 
 }  // namespace dlfuzz

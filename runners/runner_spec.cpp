@@ -95,8 +95,13 @@ bool RunnerSpec::supports(const Program& p) const {
   if (p.device == "cuda" && row->needs == RunnerNeeds::cpu) return false;
   if (p.plan.world > 1 && !row->multi_rank) return false;
   if (row->needs == RunnerNeeds::dp) return p.plan.data_parallel();
-  // An `if` node branches on a tensor's value (the generator's only branch).
-  if (row->needs == RunnerNeeds::no_branch) return summarize(p).ops.count("if") == 0;
+  // An `if` node branches on a tensor's value (the generator's only branch):
+  // torch.export takes one spelled as torch.cond (generator/hop.h).
+  if (row->needs == RunnerNeeds::no_branch) {
+    bool python_if = false;
+    for_each_node(p.body, [&](const Node& n) { python_if = python_if || (n.op == "if" && !is_hop(n)); });
+    return !python_if;
+  }
   if (row->needs == RunnerNeeds::no_hop) {
     for (const auto& [op, n] : summarize(p).ops)
       if (const OpSpec* s = find_op(op); s && s->aten.rfind("higher_order::", 0) == 0) return false;

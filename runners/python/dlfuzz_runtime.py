@@ -21,6 +21,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import types
 
@@ -656,6 +657,35 @@ def frozen(fn, positions, mode=None):
     return call
 
 
+EXPORT_WAYS = ("program", "decomp", "aoti")
+
+
+def exported(meta, fn, how, **inductor_config):
+    """torch.export of the program with its inputs (non-strict, export's default: the Python
+    runs under tracing as written), under no_grad (inference programs), then run as `how`
+    says: "program" the exported graph module as is; "decomp" after run_decompositions(),
+    the core ATen opset other backends (ExecuTorch) take; "aoti" compiled by AOTInductor
+    (Inductor's config patched with inductor_config) into a package and loaded."""
+    if not hasattr(torch, "export"):
+        raise RuntimeError(f"torch.export needs PyTorch 2.x; this is torch {torch.__version__}")
+
+    class Program(torch.nn.Module):
+        def forward(self, *args):
+            return fn(*args)
+
+    with torch.no_grad():
+        ep = torch.export.export(Program(), tuple(build_inputs(meta)))
+        if how == "decomp":
+            ep = ep.run_decompositions()
+        if how != "aoti":
+            return ep.module()
+        path = os.path.join(tempfile.mkdtemp(prefix="dlfuzz_aoti_"), "program.pt2")
+        with importlib.import_module("torch._inductor.config").patch(**inductor_config):
+            torch._inductor.aoti_compile_and_package(ep, package_path=path)
+        loaded = torch._inductor.aoti_load_package(path)
+    return lambda *args: tuple(loaded(*args))
+
+
 def compiled(fn, backend, dynamic=False):
     if backend in ("eager", "crossref"):  # crossref: eager, checked by run(crossref=True)
         return fn
@@ -768,6 +798,10 @@ def main(meta, fn):
     ap.add_argument("--compiled-autograd", action="store_true",
                     help="each forward and its backward under Compiled Autograd, the backward traced at run time"
                          " and compiled by Inductor (as dlfuzz's inductor-ca; training programs)")
+    ap.add_argument("--export", choices=EXPORT_WAYS,
+                    help="torch.export the program (inference) and run its graph module (program, as dlfuzz's"
+                         " export), after run_decompositions() (decomp, as export-decomp), or compiled by"
+                         " AOTInductor (aoti, as aoti); --backend is then not used")
     ap.add_argument("--dynamic", action="store_true",
                     help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
                          " function again with the batch resized (as dlfuzz's inductor-dynamic)")
@@ -804,7 +838,9 @@ def main(meta, fn):
         return 0
     resized = resized_meta(meta) if args.dynamic else None
     try:
-        if args.freezing:
+        if args.export:
+            compiled_fn = exported(meta, fn, args.export)
+        elif args.freezing:
             compiled_fn = frozen(fn, meta.params, mode=MAX_AUTOTUNE if args.max_autotune else None)
         else:
             compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)

@@ -33,6 +33,8 @@ Runners:
                     Inductor's decompositions and partitioner, no codegen (a ladder rung)
   dynamo-eager-dynamic, aot-eager-dynamic, aot-decomp-dynamic
                     those three compiled as inductor-dynamic is (its ladder's rungs)
+  export            torch.export (non-strict) of the program, its graph module run (inference programs)
+  export-decomp     export after run_decompositions(): the core ATen opset (inference programs)
   aoti              torch.export + AOTInductor (inference programs)
   aoti-emulate      aoti with emulate_precision_casts (explains a finding: oracles/precision_casts.h)
   inductor-step     the program eagerly, its optimizer step compiled by torch.compile
@@ -63,7 +65,6 @@ import signal
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 import traceback
 import warnings
@@ -222,26 +223,6 @@ def dynamic_rung(fn, backend):
     return rt.capture_data_dependent(torch_compile(fn, backend=backend, dynamic=True))
 
 
-def aoti_fn(meta, fn, **inductor_config):
-    """torch.export the program, compile it with AOTInductor (Inductor's
-    config patched with inductor_config), load the package."""
-    if not hasattr(torch, "export"):
-        raise RuntimeError(f"torch.export needs PyTorch 2.x; this is torch {torch.__version__}")
-    inputs = rt.build_inputs(meta)
-
-    class Program(torch.nn.Module):
-        def forward(self, *args):
-            return fn(*args)
-
-    with torch.no_grad():
-        exported = torch.export.export(Program(), tuple(inputs))
-        path = os.path.join(tempfile.mkdtemp(prefix="dlfuzz_aoti_"), "program.pt2")
-        with torch._inductor.config.patch(**inductor_config):
-            torch._inductor.aoti_compile_and_package(exported, package_path=path)
-        loaded = torch._inductor.aoti_load_package(path)
-    return lambda *args: tuple(loaded(*args))
-
-
 # The Python rows of the runner table (runners/Runners.def; a test checks that
 # the two agree): how each makes the function it calls.
 RUNNERS = {
@@ -269,8 +250,10 @@ RUNNERS = {
     "dynamo-eager-dynamic": lambda meta, fn: dynamic_rung(fn, "eager"),
     "aot-eager-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager"),
     "aot-decomp-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager_decomp_partition"),
-    "aoti": lambda meta, fn: aoti_fn(meta, fn),
-    "aoti-emulate": lambda meta, fn: aoti_fn(meta, fn, emulate_precision_casts=True),
+    "export": lambda meta, fn: rt.exported(meta, fn, "program"),
+    "export-decomp": lambda meta, fn: rt.exported(meta, fn, "decomp"),
+    "aoti": lambda meta, fn: rt.exported(meta, fn, "aoti"),
+    "aoti-emulate": lambda meta, fn: rt.exported(meta, fn, "aoti", emulate_precision_casts=True),
     # The optimizer step compiled (STEP_BACKENDS), the program eager.
     "inductor-step": lambda meta, fn: fn,
     "inductor-train": lambda meta, fn: torch_compile(fn),  # and its step (STEP_BACKENDS)

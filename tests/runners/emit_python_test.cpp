@@ -128,3 +128,32 @@ TEST(EmitPython, DynamicReplayCallsTheCompiledFunctionAtTwoBatchSizes) {
 }
 
 }  // namespace dlfuzz
+
+namespace dlfuzz {
+
+// --export replays export and export-decomp: a torch.cond program (export's
+// branch on data) through torch.export, its graph module run as is and after
+// run_decompositions(), agrees with eager.
+TEST(EmitPython, ExportReplayRunsTheExportedProgram) {
+  const std::string python = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
+  if (!python_has_torch(python)) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
+  ParseResult r = parse_program(
+      "dlfuzz 1 seed=1 policy=0 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %x : f32[4,3] range(-1.0,1.0)\n"
+      "%1 : f32[] = sum %x\n"
+      "%2 : bool[] = gt %1, 0.0\n"
+      "%3 : f32[4,3] = if cond=%2, hop=true {\n  %4 : f32[4,3] = softmax %x, dim=1\n  yield %4\n"
+      "} else {\n  %5 : f32[4,3] = tanh %x\n  yield %5\n}\n"
+      "return %3\n");
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  std::string script = write_script(r.program, "export_replay.py");
+  for (const std::string how : {"program", "decomp"}) {
+    std::string out = script + "." + how + ".out";
+    ASSERT_EQ(std::system((python + " " + script + " --export " + how + " >" + out + " 2>&1").c_str()), 0) << how;
+    std::ifstream in(out);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("outputs[0] max abs diff 0"), std::string::npos) << how << ": " << text;
+  }
+}
+
+}  // namespace dlfuzz

@@ -1,7 +1,8 @@
 // Control flow spelled as PyTorch 2.x's higher-order ops (generator/hop.h):
 // torch.cond's branches and scan's body, nested functions over closed-over
 // values, run eagerly and through Dynamo, AOTAutograd and Inductor, in
-// inference and in training (their autograd), and agree with eager.
+// inference and in training (their autograd), and through torch.export and
+// AOTInductor in inference, and agree with eager.
 #include <gtest/gtest.h>
 
 #include "generator/dlf.h"
@@ -59,7 +60,8 @@ TEST(HopRun, CondAndScanAgreeWithEagerInInference) {
       "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
       "input %w : f32[3,3] range(-0.5,0.5)\n";
   expect_agree(head + kCond + "return %1\n", {"inductor"});
-  expect_agree(head + kCond + kScan + "return %7\n", {"inductor-dynamic", "aot-eager"});
+  // torch.export and AOTInductor take both: cond is export's branch on data.
+  expect_agree(head + kCond + kScan + "return %7\n", {"inductor-dynamic", "aot-eager", "aoti"});
 }
 
 // Their autograd: the param's gradient flows through the branch's closure and

@@ -44,9 +44,9 @@ ExecutorOptions native_options() {
 }  // namespace
 
 TEST(LayerLadder, AppliesToTheCompiledPythonRunnersOnly) {
-  for (const char* r : {"inductor", "inductor-dynamic", "aot-eager", "aoti", "inductor@venv"})
+  for (const char* r : {"inductor", "inductor-dynamic", "aot-eager", "inductor@venv"})
     EXPECT_TRUE(ladder_applies(r)) << r;
-  for (const char* r : {"py-eager", "dynamo-eager", "aot-decomp", "ts", "fault-py-regression", "no-such"})
+  for (const char* r : {"py-eager", "dynamo-eager", "aot-decomp", "ts", "fault-py-regression", "no-such", "aoti"})
     EXPECT_FALSE(ladder_applies(r)) << r;
   for (const char* r : {"dynamo-eager-dynamic", "aot-eager-dynamic", "aot-decomp-dynamic"})
     EXPECT_FALSE(ladder_applies(r)) << r;

@@ -84,7 +84,8 @@ TEST(RunnerSpec, ApplicabilityFollowsTheTable) {
 
 // torch.export refuses an `if` on a tensor's value by design (c84's bug 1, 29
 // findings in 20 minutes: "Could not guard on data-dependent expression"), so
-// aoti does not take such a program; inductor does.
+// aoti does not take such a program; inductor does. Spelled as torch.cond,
+// export's own branch on data, aoti takes it.
 TEST(RunnerSpec, AotiTakesNoProgramThatBranchesOnData) {
   ParseResult r = parse_program(
       "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
@@ -98,6 +99,15 @@ TEST(RunnerSpec, AotiTakesNoProgramThatBranchesOnData) {
   EXPECT_FALSE(runner_spec("aoti-emulate").supports(r.program));
   EXPECT_TRUE(runner_spec("inductor").supports(r.program));
   EXPECT_TRUE(runner_spec("aoti").supports(program("device=cpu world=1 plan=none", false)));
+  ParseResult c = parse_program(
+      "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %x0 : f32[] zeros\n"
+      "%1 : bool[] = gt %x0, %x0\n"
+      "%2 : f32[] = if cond=%1, hop=true {\n  %3 : f32[] = sin %x0\n  yield %3\n} else {\n  yield %x0\n}\n"
+      "return %2\n",
+      "cond.dlf");
+  ASSERT_TRUE(c.ok()) << (c.error ? c.error->str() : "");
+  EXPECT_TRUE(runner_spec("aoti").supports(c.program));
 }
 
 // CrossRefFakeMode has no rule for higher-order ops (flex_attention) by
@@ -177,15 +187,16 @@ TEST(RunnerSpec, ReportBackendFromTheTable) {
   d.bug.id = 1;
   d.bug.hits = 1;
   d.program = "not a program";
-  for (const auto& [runner, backend] :
-       std::vector<std::pair<std::string, std::string>>{{"inductor", "inductor"},
-                                                        {"inductor-dynamic", "inductor --dynamic"},
-                                                        {"aot-eager", "aot_eager"},
-                                                        {"ts-nnc", "script"},
-                                                        {"ts+plugin:/x.so", "script"},
-                                                        {"aoti", "inductor"},
-                                                        {"inductor-step", "inductor --compile-step"},
-                                                        {"inductor-train", "inductor --compile-step --compile-program"}}) {
+  for (const auto& [runner, backend] : std::vector<std::pair<std::string, std::string>>{
+           {"inductor", "inductor"},
+           {"inductor-dynamic", "inductor --dynamic"},
+           {"aot-eager", "aot_eager"},
+           {"ts-nnc", "script"},
+           {"ts+plugin:/x.so", "script"},
+           {"aoti", "eager --export aoti"},
+           {"export-decomp", "eager --export decomp"},
+           {"inductor-step", "inductor --compile-step"},
+           {"inductor-train", "inductor --compile-step --compile-program"}}) {
     d.test_runner = runner;
     EXPECT_NE(markdown_report(d, "db").find("--backend " + backend + "`"), std::string::npos) << runner;
   }
