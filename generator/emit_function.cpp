@@ -231,16 +231,19 @@ class FunctionWriter {
   // `loop` as scan in counter mode: no xs, `length` trips, the carry a tuple.
   // Scan wants the init and each step's carry with the same strides, which
   // the IR does not track (a channels_last init, a transposed yield): both are
-  // made contiguous (a no-op on a contiguous tensor, so an init that the body
-  // also reads still aliases it).
+  // given row-major strides (_dlfuzz_dense: a copy only where they differ, so
+  // an init that the body also reads still aliases it). Not .contiguous(): it
+  // keeps a size-one dim's stride (a [4,1] transpose of a [1,4] is contiguous
+  // with strides (1,4)), and scan compares those too (a program eager
+  // rejected in stop 53's export campaign).
   void hop_scan(const Node& n, int depth) {
     const auto& carry = std::get<ValueList>(n.arg("carry")->value).ids;
     const Block& body = n.blocks[0];
     std::string out = py_name(p_, n.outputs.at(0));
     std::vector<std::string> params, init, ys;
     for (int prm : body.params) params.push_back(py_name(p_, prm));
-    for (int v : carry) init.push_back(py_name(p_, v) + ".contiguous()");
-    for (int y : body.yields) ys.push_back(fresh_yield(body, y) + ".contiguous()");
+    for (int v : carry) init.push_back("_dlfuzz_dense(" + py_name(p_, v) + ")");
+    for (int y : body.yields) ys.push_back("_dlfuzz_dense(" + fresh_yield(body, y) + ")");
     line(depth, fmt::format("def _body_{}(_carry, _x):", out));
     line(depth + 1, tuple(params) + " = _carry");
     block(body, depth + 1);

@@ -41,8 +41,9 @@ bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.ora
 // inductor-freezing climbs it to plain Inductor: what that does not show is
 // freezing's; inductor-autotune climbs on to inductor-freezing: what that does
 // not show is max-autotune's; inductor-ca climbs to plain Inductor: what that
-// does not show is Compiled Autograd's. export-decomp climbs to export: what
-// that does not show is the core ATen decompositions'; aoti climbs both and
+// does not show is Compiled Autograd's. export-decomp and export-serde climb
+// to export: what that does not show is the core ATen decompositions' or the
+// .pt2 round trip's; aoti climbs export and export-decomp and
 // then Inductor through torch.compile: what none shows is AOTInductor's.
 struct RunnerLadder {
   std::vector<std::string> below;
@@ -64,6 +65,7 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
       {"inductor-ca",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor"}, "Compiled Autograd (backward traced at run time)"}},
       {"export-decomp", {{"export"}, "torch.export decompositions (core ATen)"}},
+      {"export-serde", {{"export"}, "torch.export serialization"}},
       {"aoti", {{"export", "export-decomp", "inductor"}, "AOTInductor"}},
       {"inductor-train",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-step"},

@@ -16,7 +16,7 @@ namespace {
 constexpr WorkerKind native = WorkerKind::native, python = WorkerKind::python;
 constexpr RunnerModes any = RunnerModes::any, infer = RunnerModes::infer, train = RunnerModes::train;
 constexpr RunnerNeeds none = RunnerNeeds::none, cpu = RunnerNeeds::cpu, dp = RunnerNeeds::dp,
-                      no_branch = RunnerNeeds::no_branch, no_hop = RunnerNeeds::no_hop;
+                      exportable = RunnerNeeds::exportable, no_hop = RunnerNeeds::no_hop;
 
 struct NamedEnv {
   const char* name;
@@ -96,11 +96,15 @@ bool RunnerSpec::supports(const Program& p) const {
   if (p.plan.world > 1 && !row->multi_rank) return false;
   if (row->needs == RunnerNeeds::dp) return p.plan.data_parallel();
   // An `if` node branches on a tensor's value (the generator's only branch):
-  // torch.export takes one spelled as torch.cond (generator/hop.h).
-  if (row->needs == RunnerNeeds::no_branch) {
-    bool python_if = false;
-    for_each_node(p.body, [&](const Node& n) { python_if = python_if || (n.op == "if" && !is_hop(n)); });
-    return !python_if;
+  // torch.export takes one spelled as torch.cond (generator/hop.h). A node
+  // with count=N has a data-dependent size (nonzero, masked_select, a mask
+  // index): an unbacked size in export, which fails where an op guards on it
+  // (a stop-53 campaign: 12 of 19 bugs, "GuardOnDataDependentSymNode").
+  if (row->needs == RunnerNeeds::exportable) {
+    bool refused = false;
+    for_each_node(
+        p.body, [&](const Node& n) { refused = refused || (n.op == "if" && !is_hop(n)) || n.arg("count") != nullptr; });
+    return !refused;
   }
   if (row->needs == RunnerNeeds::no_hop) {
     for (const auto& [op, n] : summarize(p).ops)
@@ -202,11 +206,11 @@ WorkerEnv resolve_env(const RunnerSpec& spec, const EnvDefaults& d) {
 }
 
 nlohmann::json to_json(const RunnerRow& r) {
-  const char* needs = r.needs == RunnerNeeds::cpu         ? "cpu"
-                      : r.needs == RunnerNeeds::dp        ? "dp"
-                      : r.needs == RunnerNeeds::no_branch ? "no_branch"
-                      : r.needs == RunnerNeeds::no_hop    ? "no_hop"
-                                                          : "none";
+  const char* needs = r.needs == RunnerNeeds::cpu          ? "cpu"
+                      : r.needs == RunnerNeeds::dp         ? "dp"
+                      : r.needs == RunnerNeeds::exportable ? "exportable"
+                      : r.needs == RunnerNeeds::no_hop     ? "no_hop"
+                                                           : "none";
   return {{"name", r.name},
           {"worker", worker_kind_name(r.worker)},
           {"family", r.family},

@@ -75,6 +75,17 @@ def _dlfuzz_rank():
     return d.get_rank() if d.is_available() and d.is_initialized() else 0
 
 
+def _dlfuzz_dense(t):
+    """t with row-major strides: t itself where it has them, else a copy. A scan's init and
+    carry (generator/emit_function.cpp) must match in strides, a size-one dim's too, which
+    .contiguous() keeps (a [4, 1] transpose of a [1, 4] is contiguous, strides (1, 4))."""
+    want, step = [], 1
+    for size in reversed(t.shape):
+        want.insert(0, step)
+        step *= max(size, 1)
+    return t if tuple(want) == t.stride() else t.clone(memory_format=torch.contiguous_format)
+
+
 def _dlfuzz_special_table(dtype):
     # The values a `special` input mixes in (the C++ builder's special_values):
     # signed zeros, NaN, +-Inf, denormals, the smallest normal and the largest values.
@@ -657,15 +668,16 @@ def frozen(fn, positions, mode=None):
     return call
 
 
-EXPORT_WAYS = ("program", "decomp", "aoti")
+EXPORT_WAYS = ("program", "decomp", "serde", "aoti")
 
 
 def exported(meta, fn, how, **inductor_config):
     """torch.export of the program with its inputs (non-strict, export's default: the Python
     runs under tracing as written), under no_grad (inference programs), then run as `how`
     says: "program" the exported graph module as is; "decomp" after run_decompositions(),
-    the core ATen opset other backends (ExecuTorch) take; "aoti" compiled by AOTInductor
-    (Inductor's config patched with inductor_config) into a package and loaded."""
+    the core ATen opset other backends (ExecuTorch) take; "serde" saved to a .pt2 file and
+    loaded back (torch.export.save / load: what ships a model); "aoti" compiled by
+    AOTInductor (Inductor's config patched with inductor_config) into a package and loaded."""
     if not hasattr(torch, "export"):
         raise RuntimeError(f"torch.export needs PyTorch 2.x; this is torch {torch.__version__}")
 
@@ -677,6 +689,10 @@ def exported(meta, fn, how, **inductor_config):
         ep = torch.export.export(Program(), tuple(build_inputs(meta)))
         if how == "decomp":
             ep = ep.run_decompositions()
+        if how == "serde":
+            with tempfile.TemporaryDirectory(prefix="dlfuzz_export_") as tmp:
+                torch.export.save(ep, os.path.join(tmp, "program.pt2"))
+                ep = torch.export.load(os.path.join(tmp, "program.pt2"))
         if how != "aoti":
             return ep.module()
         path = os.path.join(tempfile.mkdtemp(prefix="dlfuzz_aoti_"), "program.pt2")
@@ -800,8 +816,9 @@ def main(meta, fn):
                          " and compiled by Inductor (as dlfuzz's inductor-ca; training programs)")
     ap.add_argument("--export", choices=EXPORT_WAYS,
                     help="torch.export the program (inference) and run its graph module (program, as dlfuzz's"
-                         " export), after run_decompositions() (decomp, as export-decomp), or compiled by"
-                         " AOTInductor (aoti, as aoti); --backend is then not used")
+                         " export), after run_decompositions() (decomp, as export-decomp), after saving and"
+                         " loading it (serde, as export-serde), or compiled by AOTInductor (aoti, as aoti);"
+                         " --backend is then not used")
     ap.add_argument("--dynamic", action="store_true",
                     help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
                          " function again with the batch resized (as dlfuzz's inductor-dynamic)")

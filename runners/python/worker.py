@@ -35,6 +35,7 @@ Runners:
                     those three compiled as inductor-dynamic is (its ladder's rungs)
   export            torch.export (non-strict) of the program, its graph module run (inference programs)
   export-decomp     export after run_decompositions(): the core ATen opset (inference programs)
+  export-serde      export saved to a .pt2 file and loaded back (inference programs)
   aoti              torch.export + AOTInductor (inference programs)
   aoti-emulate      aoti with emulate_precision_casts (explains a finding: oracles/precision_casts.h)
   inductor-step     the program eagerly, its optimizer step compiled by torch.compile
@@ -252,6 +253,7 @@ RUNNERS = {
     "aot-decomp-dynamic": lambda meta, fn: dynamic_rung(fn, "aot_eager_decomp_partition"),
     "export": lambda meta, fn: rt.exported(meta, fn, "program"),
     "export-decomp": lambda meta, fn: rt.exported(meta, fn, "decomp"),
+    "export-serde": lambda meta, fn: rt.exported(meta, fn, "serde"),
     "aoti": lambda meta, fn: rt.exported(meta, fn, "aoti"),
     "aoti-emulate": lambda meta, fn: rt.exported(meta, fn, "aoti", emulate_precision_casts=True),
     # The optimizer step compiled (STEP_BACKENDS), the program eager.

@@ -131,9 +131,10 @@ TEST(EmitPython, DynamicReplayCallsTheCompiledFunctionAtTwoBatchSizes) {
 
 namespace dlfuzz {
 
-// --export replays export and export-decomp: a torch.cond program (export's
-// branch on data) through torch.export, its graph module run as is and after
-// run_decompositions(), agrees with eager.
+// --export replays export, export-decomp and export-serde: a torch.cond
+// program (export's branch on data) through torch.export, its graph module
+// run as is, after run_decompositions() and after a .pt2 round trip, agrees
+// with eager.
 TEST(EmitPython, ExportReplayRunsTheExportedProgram) {
   const std::string python = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
   if (!python_has_torch(python)) GTEST_SKIP() << "no .venv with torch (run scripts/setup.sh)";
@@ -147,7 +148,7 @@ TEST(EmitPython, ExportReplayRunsTheExportedProgram) {
       "return %3\n");
   ASSERT_TRUE(r.ok()) << r.error->str();
   std::string script = write_script(r.program, "export_replay.py");
-  for (const std::string how : {"program", "decomp"}) {
+  for (const std::string how : {"program", "decomp", "serde"}) {
     std::string out = script + "." + how + ".out";
     ASSERT_EQ(std::system((python + " " + script + " --export " + how + " >" + out + " 2>&1").c_str()), 0) << how;
     std::ifstream in(out);

@@ -61,7 +61,8 @@ TEST(HopRun, CondAndScanAgreeWithEagerInInference) {
       "input %w : f32[3,3] range(-0.5,0.5)\n";
   expect_agree(head + kCond + "return %1\n", {"inductor"});
   // torch.export and AOTInductor take both: cond is export's branch on data.
-  expect_agree(head + kCond + kScan + "return %7\n", {"inductor-dynamic", "aot-eager", "aoti"});
+  expect_agree(head + kCond + kScan + "return %7\n",
+               {"inductor-dynamic", "aot-eager", "export", "export-decomp", "export-serde", "aoti"});
 }
 
 // Their autograd: the param's gradient flows through the branch's closure and

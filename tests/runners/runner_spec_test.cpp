@@ -86,7 +86,7 @@ TEST(RunnerSpec, ApplicabilityFollowsTheTable) {
 // findings in 20 minutes: "Could not guard on data-dependent expression"), so
 // aoti does not take such a program; inductor does. Spelled as torch.cond,
 // export's own branch on data, aoti takes it.
-TEST(RunnerSpec, AotiTakesNoProgramThatBranchesOnData) {
+TEST(RunnerSpec, ExportRunnersTakeNoProgramThatBranchesOnDataButByTorchCond) {
   ParseResult r = parse_program(
       "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
       "input %x0 : f32[] zeros\n"
@@ -108,6 +108,20 @@ TEST(RunnerSpec, AotiTakesNoProgramThatBranchesOnData) {
       "cond.dlf");
   ASSERT_TRUE(c.ok()) << (c.error ? c.error->str() : "");
   EXPECT_TRUE(runner_spec("aoti").supports(c.program));
+  EXPECT_TRUE(runner_spec("export").supports(c.program));
+  // Nor a data-dependent size: export fails where a later op guards on it
+  // ("GuardOnDataDependentSymNode", 12 of 19 bugs of a campaign).
+  ParseResult d = parse_program(
+      "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %x : f32[5] range(-1.0,1.0)\n"
+      "%1 : bool[5] = gt %x, 0.0\n"
+      "%2 : i64[3,1] = nonzero %1, count=3\n"
+      "return %2\n",
+      "nonzero.dlf");
+  ASSERT_TRUE(d.ok()) << (d.error ? d.error->str() : "");
+  for (const char* r : {"export", "export-decomp", "export-serde", "aoti"})
+    EXPECT_FALSE(runner_spec(r).supports(d.program)) << r;
+  EXPECT_TRUE(runner_spec("inductor").supports(d.program));
 }
 
 // CrossRefFakeMode has no rule for higher-order ops (flex_attention) by
@@ -195,6 +209,7 @@ TEST(RunnerSpec, ReportBackendFromTheTable) {
            {"ts+plugin:/x.so", "script"},
            {"aoti", "eager --export aoti"},
            {"export-decomp", "eager --export decomp"},
+           {"export-serde", "eager --export serde"},
            {"inductor-step", "inductor --compile-step"},
            {"inductor-train", "inductor --compile-step --compile-program"}}) {
     d.test_runner = runner;
