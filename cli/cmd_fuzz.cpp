@@ -27,7 +27,12 @@ const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,ao
 // C++ GEMM templates takes 5-20 s where a program has a matmul it tunes),
 // and one in 16 through inductor-ca (a training program's backward, its
 // hooks included, compiled by Compiled Autograd: ~5 s a program).
-const char* kDefaultSampled = "fake-crossref:4,inductor-freezing:8,inductor-autotune:16,inductor-ca:16";
+// And torch.export as deployment uses it, on inference programs: one in 8
+// through export-decomp and export-serde (~2 s each: export's tracing, its
+// core ATen decompositions, the .pt2 round trip; no compile), one in 32
+// through aoti (AOTInductor builds a package: ~17 s cold).
+const char* kDefaultSampled =
+    "fake-crossref:4,inductor-freezing:8,inductor-autotune:16,inductor-ca:16,export-decomp:8,export-serde:8,aoti:32";
 
 void add_fuzz(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("fuzz", "Run a fuzzing campaign; findings go to the SQLite store as they are found");

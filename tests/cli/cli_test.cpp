@@ -516,3 +516,32 @@ TEST(Cli, FuzzSummaryNamesWhyTheReferenceRejectedPrograms) {
 }
 
 }  // namespace dlfuzz
+
+namespace dlfuzz {
+
+// `triage rejected` lists why eager rejected programs, most hits first, and
+// prints a reason's first program; an id that is not there is an error
+// naming the store.
+TEST(CliTriage, RejectedListsReasonsAndPrintsAProgram) {
+  std::string db = temp_path("rejected.db");
+  {
+    Store s(db);
+    s.add_rejection("py-eager", "RuntimeError: shapes cannot be multiplied", "dlfuzz 1 seed=7\n", 7, 1);
+    s.add_rejection("py-eager", "RuntimeError: shapes cannot be multiplied", "dlfuzz 1 seed=8\n", 8, 1);
+    s.add_rejection("eager", "element N of tensors does not require grad", "dlfuzz 1 seed=9\n", 9, 1);
+  }
+  Outcome l = dlfuzz("triage rejected --db " + db);
+  EXPECT_EQ(l.code, 0) << l.out;
+  size_t first = l.out.find("shapes cannot be multiplied"), second = l.out.find("does not require grad");
+  ASSERT_NE(first, std::string::npos) << l.out;
+  ASSERT_NE(second, std::string::npos) << l.out;
+  EXPECT_LT(first, second) << "most hits first";
+  Outcome p = dlfuzz("triage rejected 1 --db " + db);
+  EXPECT_EQ(p.code, 0);
+  EXPECT_EQ(p.out, "dlfuzz 1 seed=7\n");
+  Outcome none = dlfuzz("triage rejected 9 --db " + db);
+  EXPECT_NE(none.code, 0);
+  EXPECT_NE(none.out.find("no rejection 9 in " + db), std::string::npos) << none.out;
+}
+
+}  // namespace dlfuzz
