@@ -32,6 +32,11 @@ std::string normalize_error(const std::string& text) {
   static const std::regex shape_list("\\[N(, N)*\\]");  // shapes of any rank
   static const std::regex shape_tuple("\\(N(, N)+\\)");
   static const std::regex space("\\s+");
+  // An FX node printed in the message ("Failed serializing node flex_attention
+  // in graph: %flex_attention : [...] = call_function[...](args = (%einsum,
+  // ...))"): its arguments name the program's values, not the failure.
+  static const std::regex fx_args("\\(args = .*");
+  s = std::regex_replace(s, fx_args, "(args = ...)");
   s = std::regex_replace(s, hex, "ADDR");
   s = std::regex_replace(s, path, "PATH");
   s = std::regex_replace(s, dtype_name, "$1DTYPE$3");

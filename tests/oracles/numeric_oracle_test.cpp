@@ -252,6 +252,14 @@ TEST(Signature, NormalizesNumbersAndPaths) {
   EXPECT_EQ(normalize_error("shape '[2, 3]' is invalid for input of size 7"),
             normalize_error("shape '[4, 5]' is invalid for input of size 19"));
   EXPECT_EQ(normalize_error("error in /usr/lib/x.so line 12\nbacktrace..."), "error in PATH line N");
+  // An FX node's arguments name the program's values (a campaign listed one
+  // export serialization failure as 8 bugs).
+  EXPECT_EQ(normalize_error("SerializeError: Failed serializing node flex_attention in graph: %flex_attention : "
+                            "[num_users=3] = call_function[target=torch.ops.higher_order.flex_attention](args = "
+                            "(%einsum, %einsum, %args_9), kwargs = {})"),
+            normalize_error("SerializeError: Failed serializing node flex_attention in graph: %flex_attention : "
+                            "[num_users=1] = call_function[target=torch.ops.higher_order.flex_attention](args = "
+                            "(%matmul, %x2, %v7, 0.125), kwargs = {})"));
 }
 
 }  // namespace dlfuzz
