@@ -258,6 +258,17 @@ void for_each_node(const Block& b, F&& f) {
   }
 }
 
+// Whether some node, nested blocks included, satisfies pred (stops at the first).
+template <class F>
+bool any_node(const Block& b, F&& pred) {
+  for (const auto& n : b.nodes) {
+    if (pred(n)) return true;
+    for (const auto& inner : n.blocks)
+      if (any_node(inner, pred)) return true;
+  }
+  return false;
+}
+
 // Every value id a node reads through its arguments, and through one argument.
 std::vector<int> node_inputs(const Node& n);
 std::vector<int> arg_inputs(const ArgValue& v);

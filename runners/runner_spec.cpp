@@ -8,7 +8,6 @@
 
 #include "generator/hop.h"
 #include "generator/op_spec.h"
-#include "generator/summary.h"
 
 namespace dlfuzz {
 
@@ -100,20 +99,15 @@ bool RunnerSpec::supports(const Program& p) const {
   // with count=N has a data-dependent size (nonzero, masked_select, a mask
   // index): an unbacked size in export, which fails where an op guards on it
   // (a stop-53 campaign: 12 of 19 bugs, "GuardOnDataDependentSymNode").
-  if (row->needs == RunnerNeeds::exportable) {
-    bool refused = false;
-    for_each_node(
-        p.body, [&](const Node& n) { refused = refused || (n.op == "if" && !is_hop(n)) || n.arg("count") != nullptr; });
-    return !refused;
-  }
-  if (row->needs == RunnerNeeds::no_hop) {
-    for (const auto& [op, n] : summarize(p).ops)
-      if (const OpSpec* s = find_op(op); s && s->aten.rfind("higher_order::", 0) == 0) return false;
-    // Control flow spelled as torch.cond or scan (generator/hop.h).
-    bool hop = false;
-    for_each_node(p.body, [&](const Node& n) { hop = hop || is_hop(n); });
-    if (hop) return false;
-  }
+  if (row->needs == RunnerNeeds::exportable)
+    return !any_node(p.body, [](const Node& n) { return (n.op == "if" && !is_hop(n)) || n.arg("count") != nullptr; });
+  // A higher-order op (flex_attention), or control flow spelled as torch.cond
+  // or scan (generator/hop.h).
+  if (row->needs == RunnerNeeds::no_hop)
+    return !any_node(p.body, [](const Node& n) {
+      const OpSpec* s = find_op(n.op);
+      return (s && s->aten.rfind("higher_order::", 0) == 0) || is_hop(n);
+    });
   return true;
 }
 

@@ -7,12 +7,10 @@ namespace dlfuzz {
 namespace {
 
 bool has_inplace_op(const Program& p) {
-  bool found = false;
-  for_each_node(p.body, [&](const Node& n) {
+  return any_node(p.body, [](const Node& n) {
     const OpSpec* s = find_op(n.op);
-    if (s && s->inplace) found = true;
+    return s && s->inplace;
   });
-  return found;
 }
 
 bool has_half_value(const Program& p) {

@@ -27,12 +27,10 @@ std::string infer_dropout(const Program& p, const Node& n, std::vector<TensorTyp
 }
 
 bool has_random_op(const Program& p) {
-  bool found = false;
-  for_each_node(p.body, [&](const Node& n) {
+  return any_node(p.body, [](const Node& n) {
     const OpSpec* s = find_op(n.op);
-    found |= s && s->family == "random";
+    return s && s->family == "random";
   });
-  return found;
 }
 
 bool gen_dropout(GenContext& g, const OpSpec& s, Node& n) {
