@@ -278,8 +278,9 @@ void add_triage(CLI::App& app, std::function<int()>* action) {
       return with_store(*o, [&](Store& s) {
         for (const auto& shard : o->shards) {
           MergeStats m = merge_store(s, shard);
-          std::cout << fmt::format("{}: {} campaigns, {} programs, {} findings, {} new bugs, {} merged into existing\n",
-                                   shard, m.campaigns, m.programs, m.findings, m.new_bugs, m.merged_bugs);
+          std::cout << fmt::format(
+              "{}: {} campaigns, {} programs, {} findings, {} new bugs, {} merged into existing, {} rejection reasons\n",
+              shard, m.campaigns, m.programs, m.findings, m.new_bugs, m.merged_bugs, m.rejections);
         }
         return kExitOk;
       });

@@ -302,6 +302,7 @@ TEST(Merge, OverlappingShardsFoldIntoOneWithTheRightCounts) {
   EXPECT_EQ(m1.new_bugs, 2);
   EXPECT_EQ(m2.new_bugs, 1);
   EXPECT_EQ(m2.merged_bugs, 1);
+  EXPECT_EQ(m1.rejections, 1) << "one reason, its two hits one row";
   EXPECT_EQ(merged.count("campaigns"), 2);
   EXPECT_EQ(merged.count("programs"), 5) << "the shared program is stored once";
   auto rejections = merged.rejections();
