@@ -216,12 +216,17 @@ TEST(Cli, SigkilledCampaignLosesNothingCommittedAndLeavesNoWorker) {
     } catch (const std::exception&) {
     }
   }
-  // Its worker processes, to check they die with it.
+  // Its worker processes, to check they die with it. fault-segv kills a worker on every program, so at one instant
+  // there may be none while the next is forked: ask again until one is there.
   std::vector<pid_t> workers;
-  FILE* f = popen(("pgrep -P " + std::to_string(pid)).c_str(), "r");
-  int w;
-  while (fscanf(f, "%d", &w) == 1) workers.push_back(w);
-  pclose(f);
+  auto worker_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (workers.empty() && std::chrono::steady_clock::now() < worker_deadline) {
+    FILE* f = popen(("pgrep -P " + std::to_string(pid)).c_str(), "r");
+    int w;
+    while (fscanf(f, "%d", &w) == 1) workers.push_back(w);
+    pclose(f);
+    if (workers.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   ASSERT_GE(seen, 10) << "the campaign committed no findings in time";
