@@ -254,13 +254,40 @@ class FunctionWriter {
       line(depth, fmt::format("{} = _{}[0][{}]", py_name(p_, n.outputs[k]), out, k));
   }
 
+  // `loop` as while_loop (hop=true, while=true): the trip count carried as
+  // an int64 counter tensor in front of the carry, the condition `i < n`. The
+  // carry gets row-major strides as scan's does (while_loop compares them
+  // too). The counter is made by a factory op, not torch.tensor(0): a
+  // constant tensor is lifted into the graph (lift_fresh_copy), a path of
+  // its own.
+  void hop_while(const Node& n, int depth) {
+    const auto& carry = std::get<ValueList>(n.arg("carry")->value).ids;
+    const Block& body = n.blocks[0];
+    std::string out = py_name(p_, n.outputs.at(0));
+    std::vector<std::string> params{"_i"}, init{"torch.zeros((), dtype=torch.int64)"}, ys{"_i + 1"};
+    for (int prm : body.params) params.push_back(py_name(p_, prm));
+    for (int v : carry) init.push_back("_dlfuzz_dense(" + py_name(p_, v) + ")");
+    for (int y : body.yields) ys.push_back("_dlfuzz_dense(" + fresh_yield(body, y) + ")");
+    line(depth, fmt::format("def _cond_{}({}):", out, fmt::join(params, ", ")));
+    line(depth + 1, fmt::format("return _i < {}", std::get<int64_t>(n.arg("n")->value)));
+    line(depth, fmt::format("def _body_{}({}):", out, fmt::join(params, ", ")));
+    block(body, depth + 1);
+    line(depth + 1, "return " + tuple(ys));
+    line(depth,
+         fmt::format("_{} = torch._higher_order_ops.while_loop(_cond_{}, _body_{}, {})", out, out, out, tuple(init)));
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      line(depth, fmt::format("{} = _{}[{}]", py_name(p_, n.outputs[k]), out, k + 1));
+  }
+
   void block(const Block& b, int depth) {
     for (const auto& n : b.nodes) node(n, depth);
   }
 
   void node(const Node& n, int depth) {
     if (!ts_ && is_hop(n)) {
-      n.op == "if" ? hop_cond(n, depth) : hop_scan(n, depth);
+      if (n.op == "if") hop_cond(n, depth);
+      else if (is_while_loop(n)) hop_while(n, depth);
+      else hop_scan(n, depth);
       return;
     }
     if (n.op == "loop") {

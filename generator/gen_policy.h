@@ -49,6 +49,10 @@ struct GenPolicy {
   // higher-order op, torch._higher_order_ops.scan or torch.cond
   // (generator/hop.h), where its branches or body allow it.
   double p_hop = 0.5;
+  // Chance that such a loop is spelled as torch._higher_order_ops.while_loop
+  // (a counter carried beside its values) instead of scan: another lowering
+  // in Dynamo, export, Inductor and AOTInductor, and another autograd.
+  double p_while_loop = 0.5;
   // Ranks of generated programs. Above 1: training programs get a dp or zero
   // plan, inference programs explicit collectives (see policy_for_world).
   int world = 1;

@@ -155,6 +155,7 @@ class Generator {
     TensorType t = p_.type(*v);
     SeededChoices own(p_.seed ^ 0x686f70ull);  // "hop"
     bool hop = p_.target == Target::torch2 && p_.plan.world == 1 && own.coin(g_.policy().p_hop);
+    bool while_loop = own.coin(g_.policy().p_while_loop);
     bool loop = c_.coin(0.5);
     Node n;
     if (loop) {
@@ -179,6 +180,7 @@ class Generator {
     }
     if (hop && hop_error(p_, n).empty()) {
       n.args.push_back({"hop", true});
+      if (loop && while_loop) n.args.push_back({"while", true});
       // A scan's init that its body also reads is refused at compile as
       // aliasing (corpus/bugs/aot-scan-init-read-by-body-aliasing.dlf): a
       // copy made after the body (so the body cannot read it) is carried, as

@@ -8,6 +8,8 @@ namespace dlfuzz {
 
 bool is_hop(const Node& n) { return infer_util::bool_arg(n, "hop", false); }
 
+bool is_while_loop(const Node& n) { return n.op == "loop" && is_hop(n) && infer_util::bool_arg(n, "while", false); }
+
 namespace {
 
 // Families whose ops break the graph or have no rule inside a subgraph.

@@ -41,10 +41,13 @@ bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.ora
 // inductor-freezing climbs it to plain Inductor: what that does not show is
 // freezing's; inductor-autotune climbs on to inductor-freezing: what that does
 // not show is max-autotune's; inductor-ca climbs to plain Inductor: what that
-// does not show is Compiled Autograd's. export-decomp and export-serde climb
+// does not show is Compiled Autograd's; inductor-knobs climbs to plain
+// Inductor: what that does not show is its config knobs'. export-decomp and export-serde climb
 // to export: what that does not show is the core ATen decompositions' or the
 // .pt2 round trip's; aoti climbs export and export-decomp and
 // then Inductor through torch.compile: what none shows is AOTInductor's.
+// export-dynamic climbs to export (static shapes), aoti-dynamic to
+// export-dynamic and aoti: what neither shows is AOTInductor's symbolic sizes'.
 struct RunnerLadder {
   std::vector<std::string> below;
   std::string own_layer;
@@ -64,9 +67,12 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
         "Inductor max-autotune (C++ GEMM templates)"}},
       {"inductor-ca",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor"}, "Compiled Autograd (backward traced at run time)"}},
+      {"inductor-knobs", {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor"}, "Inductor config knobs"}},
       {"export-decomp", {{"export"}, "torch.export decompositions (core ATen)"}},
       {"export-serde", {{"export"}, "torch.export serialization"}},
       {"aoti", {{"export", "export-decomp", "inductor"}, "AOTInductor"}},
+      {"export-dynamic", {{"export"}, "torch.export dynamic shapes"}},
+      {"aoti-dynamic", {{"export-dynamic", "aoti"}, "AOTInductor dynamic shapes"}},
       {"inductor-train",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-step"},
         "Inductor (program and optimizer step together)"}},

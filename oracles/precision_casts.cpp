@@ -21,7 +21,9 @@ bool computes_half_floats(const Program& p) {
 std::string emulating(const std::string& runner) {
   if (runner == "inductor") return "inductor-emulate";
   if (runner == "inductor-dynamic") return "inductor-dynamic-emulate";
+  if (runner == "inductor-knobs") return "inductor-knobs-emulate";
   if (runner == "aoti") return "aoti-emulate";
+  if (runner == "aoti-dynamic") return "aoti-dynamic-emulate";
   return "";
 }
 

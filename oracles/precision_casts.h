@@ -6,9 +6,10 @@
 // (precision_flow.h), but an exact comparison of them (`le`, `eq`, an index)
 // or a rounding boundary crossed in a chain still differs: campaigns stored
 // these as bugs of whichever op came last (c79's bugs 21 and 32). An
-// inductor, inductor-dynamic or aoti finding in a program that computes
-// float16/bfloat16 values which goes away with emulate_precision_casts
-// (their twins inductor-emulate, inductor-dynamic-emulate, aoti-emulate) is
+// inductor, inductor-dynamic, inductor-knobs, aoti or aoti-dynamic finding in a
+// program that computes float16/bfloat16 values which goes away with
+// emulate_precision_casts (their twins inductor-emulate, inductor-dynamic-emulate,
+// inductor-knobs-emulate, aoti-emulate, aoti-dynamic-emulate) is
 // this, and its first op becomes kInductorFloat32Intermediates: one bug,
 // apart from real ones, and labelled.
 #pragma once

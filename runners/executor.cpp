@@ -96,7 +96,7 @@ std::vector<RunResult> Executor::run_paired(const Program& p, const std::vector<
 namespace {
 bool compiles(const std::string& python_runner) { return python_runner.rfind("py-eager", 0) != 0; }
 bool uses_inductor(const std::string& python_runner) {
-  return python_runner.find("inductor") != std::string::npos || python_runner == "aoti";
+  return python_runner.find("inductor") != std::string::npos || python_runner.rfind("aoti", 0) == 0;
 }
 
 // What a Python worker's warm-up must compile for `names`: Inductor (its first

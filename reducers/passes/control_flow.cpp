@@ -27,8 +27,9 @@ struct Flatten {
       if (c == Cut::keep) {
         out.push_back(std::move(n));
       } else if (c == Cut::not_selective || c == Cut::not_hop) {
-        std::string mark = c == Cut::not_hop ? "hop" : "selective";
-        auto marked = [&](const Arg& a) { return a.name == mark; };
+        auto marked = [&](const Arg& a) {
+          return c == Cut::not_hop ? a.name == "hop" || a.name == "while" : a.name == "selective";
+        };
         n.args.erase(std::remove_if(n.args.begin(), n.args.end(), marked), n.args.end());
         out.push_back(std::move(n));
       } else if (c == Cut::one_trip) {

@@ -19,6 +19,7 @@ import importlib
 import json
 import math
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -627,6 +628,62 @@ def autograd_context(fn):
 # torch.compile's mode for inductor-autotune (and the repro's --max-autotune).
 MAX_AUTOTUNE = "max-autotune-no-cudagraphs"
 
+# Inductor config knobs that change how Inductor compiles for the CPU, not what a
+# program computes (a summation order at most, which the tolerance takes), each
+# with a value off its default: the settings its users and its own tests flip
+# (torch._inductor.fuzzer.ConfigFuzzer flips every knob, semantics too). Each
+# one picks another path: scalar or vector code, one thread or OpenMP regions,
+# fusion limits, buffer reuse and memory planning, the C++ wrapper, passes off.
+INDUCTOR_KNOBS = (
+    ("cpp.simdlen", 0),                         # scalar code, no vector ISA
+    ("cpp.threads", 1),                         # no parallel regions
+    ("cpp.dynamic_threads", True),              # thread count read at run time
+    ("cpp.min_chunk_size", 1),                  # every loop parallel
+    ("cpp.enable_tiling_heuristics", False),
+    ("cpp.enable_loop_tail_vec", False),        # scalar tails
+    ("cpp.max_horizontal_fusion_size", 1),
+    ("cpp.fallback_scatter_reduce_sum", False),  # scatter_reduce generated, not ATen's
+    ("cpp.weight_prepack", False),
+    ("cpp.enable_concat_linear", True),
+    ("cpp_wrapper", True),                      # the C++ wrapper AOTInductor uses, in JIT
+    ("epilogue_fusion", False),
+    ("epilogue_fusion_first", True),
+    ("aggressive_fusion", True),
+    ("max_fusion_size", 2),
+    ("score_fusion_memory_threshold", 1),
+    ("loop_ordering_after_fusion", False),
+    ("pick_loop_orders", False),
+    ("loop_index_inversion_in_fusion", False),
+    ("realize_reads_threshold", 1),             # every multiply-read value a buffer
+    ("realize_opcount_threshold", 1),
+    ("unroll_reductions_threshold", 1),
+    ("split_reductions", False),
+    ("online_softmax", False),
+    ("inplace_buffers", False),
+    ("allow_buffer_reuse", False),
+    ("memory_planning", True),                  # one pool for the buffers
+    ("reorder_for_locality", False),
+    ("reorder_for_peak_memory", False),
+    ("comprehensive_padding", False),
+    ("shape_padding", False),
+    ("pattern_matcher", False),                 # no fx pattern rewrites
+    ("joint_graph_constant_folding", False),
+    ("split_cat_fx_passes", False),
+    ("group_fusion", True),
+    ("batch_fusion", False),
+    ("permute_fusion", True),
+    ("decompose_mem_bound_mm", True),
+    ("optimize_scatter_upon_const_tensor", False),
+    ("max_pointwise_cat_inputs", 1),
+)
+
+
+def inductor_knobs(seed, count=4):
+    """The Inductor config inductor-knobs compiles a program with: `count` of
+    INDUCTOR_KNOBS, drawn from the program's seed, so a recheck, the reduced
+    program (which keeps its seed) and its repro compile with the same ones."""
+    return dict(random.Random(f"dlfuzz-knobs-{seed}").sample(INDUCTOR_KNOBS, count))
+
 
 def frozen(fn, positions, mode=None):
     """fn compiled by Inductor with freezing, as CPU inference is deployed:
@@ -671,13 +728,18 @@ def frozen(fn, positions, mode=None):
 EXPORT_WAYS = ("program", "decomp", "serde", "aoti")
 
 
-def exported(meta, fn, how, **inductor_config):
+def exported(meta, fn, how, dynamic=False, **inductor_config):
     """torch.export of the program with its inputs (non-strict, export's default: the Python
     runs under tracing as written), under no_grad (inference programs), then run as `how`
     says: "program" the exported graph module as is; "decomp" after run_decompositions(),
     the core ATen opset other backends (ExecuTorch) take; "serde" saved to a .pt2 file and
     loaded back (torch.export.save / load: what ships a model); "aoti" compiled by
-    AOTInductor (Inductor's config patched with inductor_config) into a package and loaded."""
+    AOTInductor (Inductor's config patched with inductor_config) into a package and loaded.
+    dynamic: every dim of the data inputs is exported as Dim.AUTO (symbolic where the
+    program allows it, as a served model's batch is), and the result is called at other
+    sizes too (export-dynamic, aoti-dynamic). Where export fixed a size or bounded its range
+    (a size of 0 or 1 is always fixed), a call outside exports again at its sizes, as a user
+    would: what export promises is the range it recorded."""
     if not hasattr(torch, "export"):
         raise RuntimeError(f"torch.export needs PyTorch 2.x; this is torch {torch.__version__}")
 
@@ -685,24 +747,74 @@ def exported(meta, fn, how, **inductor_config):
         def forward(self, *args):
             return fn(*args)
 
-    with torch.no_grad():
-        ep = torch.export.export(Program(), tuple(build_inputs(meta)))
-        if how == "decomp":
-            ep = ep.run_decompositions()
-        if how == "serde":
-            with tempfile.TemporaryDirectory(prefix="dlfuzz_export_") as tmp:
-                torch.export.save(ep, os.path.join(tmp, "program.pt2"))
-                ep = torch.export.load(os.path.join(tmp, "program.pt2"))
-        if how != "aoti":
-            return ep.module()
-        path = os.path.join(tempfile.mkdtemp(prefix="dlfuzz_aoti_"), "program.pt2")
-        with importlib.import_module("torch._inductor.config").patch(**inductor_config):
-            torch._inductor.aoti_compile_and_package(ep, package_path=path)
-        loaded = torch._inductor.aoti_load_package(path)
-    return lambda *args: tuple(loaded(*args))
+    def export_at(args):
+        shapes = None
+        if dynamic:
+            auto = torch.export.Dim.AUTO
+            shapes = (tuple({d: auto for d in range(a.dim())} if i not in meta.params and a.dim() else None
+                            for i, a in enumerate(args)),)
+        with torch.no_grad():
+            ep = torch.export.export(Program(), tuple(args), dynamic_shapes=shapes)
+            if how == "decomp":
+                ep = ep.run_decompositions()
+            if how == "serde":
+                with tempfile.TemporaryDirectory(prefix="dlfuzz_export_") as tmp:
+                    torch.export.save(ep, os.path.join(tmp, "program.pt2"))
+                    ep = torch.export.load(os.path.join(tmp, "program.pt2"))
+            if how != "aoti":
+                return _export_sizes(ep), ep.module()
+            path = os.path.join(tempfile.mkdtemp(prefix="dlfuzz_aoti_"), "program.pt2")
+            with importlib.import_module("torch._inductor.config").patch(**inductor_config):
+                torch._inductor.aoti_compile_and_package(ep, package_path=path)
+            loaded = torch._inductor.aoti_load_package(path)
+        return _export_sizes(ep), lambda *args: tuple(loaded(*args))
+
+    programs = [export_at(build_inputs(meta))]
+
+    def call(*args):
+        for sizes, run_exported in programs:
+            if _export_accepts(sizes, args):
+                return run_exported(*args)
+        programs.append(export_at(args))
+        return programs[-1][1](*args)
+    return call if dynamic else programs[0][1]
 
 
-def compiled(fn, backend, dynamic=False):
+def _export_sizes(ep):
+    """For each input of an ExportedProgram, the sizes it was exported for: per dim a fixed
+    size (int) or the (lower, upper) range export recorded for a symbolic one."""
+    def size(s):  # a SymInt export fixed holds a number (it prints as one)
+        if isinstance(s, int) or s.node.expr.is_number:
+            return int(s)
+        bound = ep.range_constraints.get(s.node.expr)
+        return (bound.lower, bound.upper) if bound is not None else (0, math.inf)
+
+    sizes = []
+    for node in ep.graph.nodes:
+        val = node.meta.get("val") if node.op == "placeholder" else None
+        if isinstance(val, torch.Tensor):
+            sizes.append([size(s) for s in val.shape])
+        elif node.op == "placeholder":
+            sizes.append(None)
+    return sizes
+
+
+def _export_accepts(sizes, args):
+    """Whether args have the sizes an exported program was exported for (_export_sizes)."""
+    if len(sizes) != len(args):
+        return False
+    for dims, arg in zip(sizes, args):
+        if dims is None:
+            continue
+        if len(dims) != arg.dim():
+            return False
+        for want, given in zip(dims, arg.shape):
+            if given != want if isinstance(want, int) else not (bool(want[0] <= given) and bool(given <= want[1])):
+                return False
+    return True
+
+
+def compiled(fn, backend, dynamic=False, options=None):
     if backend in ("eager", "crossref"):  # crossref: eager, checked by run(crossref=True)
         return fn
     if backend == "script" or not hasattr(torch, "compile"):  # torch 1.x has no torch.compile
@@ -710,8 +822,8 @@ def compiled(fn, backend, dynamic=False):
     # Compiled random ops (dropout) draw what eager draws from the seeded generator.
     importlib.import_module("torch._inductor.config").fallback_random = True
     if dynamic:
-        return capture_data_dependent(torch.compile(fn, backend=backend, dynamic=True))
-    return torch.compile(fn, backend=backend)
+        return capture_data_dependent(torch.compile(fn, backend=backend, dynamic=True, options=options))
+    return torch.compile(fn, backend=backend, options=options)
 
 
 def max_diff(a, b):
@@ -811,6 +923,9 @@ def main(meta, fn):
     ap.add_argument("--max-autotune", action="store_true",
                     help="with --freezing: compile with mode max-autotune-no-cudagraphs, C++ GEMM templates"
                          " benchmarked against ATen (as dlfuzz's inductor-autotune)")
+    ap.add_argument("--knobs", action="store_true",
+                    help="compile with the Inductor config knobs drawn from the program's seed (printed; as"
+                         " dlfuzz's inductor-knobs)")
     ap.add_argument("--compiled-autograd", action="store_true",
                     help="each forward and its backward under Compiled Autograd, the backward traced at run time"
                          " and compiled by Inductor (as dlfuzz's inductor-ca; training programs)")
@@ -821,7 +936,8 @@ def main(meta, fn):
                          " --backend is then not used")
     ap.add_argument("--dynamic", action="store_true",
                     help="compile with dynamic=True and data-dependent sizes traced, then call the compiled"
-                         " function again with the batch resized (as dlfuzz's inductor-dynamic)")
+                         " function again with the batch resized (as dlfuzz's inductor-dynamic); with --export,"
+                         " export every dim of the data inputs as Dim.AUTO (as export-dynamic, aoti-dynamic)")
     ap.add_argument("--compile-step", action="store_true",
                     help="run the program eagerly and compile the optimizer step with --backend (as dlfuzz's"
                          " inductor-step), compared with the step traced by Dynamo and run eagerly (with"
@@ -856,11 +972,15 @@ def main(meta, fn):
     resized = resized_meta(meta) if args.dynamic else None
     try:
         if args.export:
-            compiled_fn = exported(meta, fn, args.export)
+            compiled_fn = exported(meta, fn, args.export, dynamic=args.dynamic)
         elif args.freezing:
             compiled_fn = frozen(fn, meta.params, mode=MAX_AUTOTUNE if args.max_autotune else None)
         else:
-            compiled_fn = fn if step_backend and not args.compile_program else compiled(fn, args.backend, args.dynamic)
+            knobs = inductor_knobs(meta.seed) if args.knobs else None
+            if knobs:
+                say("inductor config", knobs)
+            compiled_fn = (fn if step_backend and not args.compile_program else
+                           compiled(fn, args.backend, args.dynamic, options=knobs))
             if args.compiled_autograd:
                 compiled_fn = compiled_autograd(compiled_fn)
         got = run(meta, compiled_fn, step_backend, crossref=args.backend == "crossref")

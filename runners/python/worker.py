@@ -27,6 +27,10 @@ Runners:
                     templates benchmarked against ATen (inference programs)
   inductor-ca       inductor with Compiled Autograd: each forward and its backward under it, the
                     backward (hooks included) traced at run time and compiled (training programs)
+  inductor-knobs    inductor with four Inductor config knobs off their defaults, drawn from the
+                    program's seed (dlfuzz_runtime.INDUCTOR_KNOBS: scalar code, one thread,
+                    fusion limits, memory planning, the C++ wrapper, passes off, ...)
+  inductor-knobs-emulate  inductor-knobs with emulate_precision_casts
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
@@ -38,6 +42,10 @@ Runners:
   export-serde      export saved to a .pt2 file and loaded back (inference programs)
   aoti              torch.export + AOTInductor (inference programs)
   aoti-emulate      aoti with emulate_precision_casts (explains a finding: oracles/precision_casts.h)
+  export-dynamic    export with every dim of the data inputs Dim.AUTO, then called again with
+                    the batch resized, compared with py-eager-resized (inference programs)
+  aoti-dynamic      aoti exported so: AOTInductor's code for symbolic sizes (inference programs)
+  aoti-dynamic-emulate  aoti-dynamic with emulate_precision_casts
   inductor-step     the program eagerly, its optimizer step compiled by torch.compile
                     (training programs), compared with py-eager-step
   py-eager-step     the same with the step traced by Dynamo and run eagerly (backend
@@ -238,6 +246,11 @@ RUNNERS = {
     "inductor-freezing": lambda meta, fn: rt.frozen(fn, meta.params),
     "inductor-autotune": lambda meta, fn: rt.frozen(fn, meta.params, mode=rt.MAX_AUTOTUNE),
     "inductor-ca": lambda meta, fn: rt.compiled_autograd(torch_compile(fn)),
+    # Passed as torch.compile's options: the backward, compiled at its first
+    # call, gets them too (a config.patch around the call would not cover it).
+    "inductor-knobs": lambda meta, fn: torch_compile(fn, options=rt.inductor_knobs(meta.seed)),
+    "inductor-knobs-emulate": lambda meta, fn: torch_compile(
+        fn, options={**rt.inductor_knobs(meta.seed), "emulate_precision_casts": True}),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
         rt.capture_data_dependent(torch_compile(fn, dynamic=True))),
     "py-eager-resized": lambda meta, fn: fn,
@@ -256,6 +269,10 @@ RUNNERS = {
     "export-serde": lambda meta, fn: rt.exported(meta, fn, "serde"),
     "aoti": lambda meta, fn: rt.exported(meta, fn, "aoti"),
     "aoti-emulate": lambda meta, fn: rt.exported(meta, fn, "aoti", emulate_precision_casts=True),
+    "export-dynamic": lambda meta, fn: rt.exported(meta, fn, "program", dynamic=True),
+    "aoti-dynamic": lambda meta, fn: rt.exported(meta, fn, "aoti", dynamic=True),
+    "aoti-dynamic-emulate": lambda meta, fn: rt.exported(meta, fn, "aoti", dynamic=True,
+                                                        emulate_precision_casts=True),
     # The optimizer step compiled (STEP_BACKENDS), the program eager.
     "inductor-step": lambda meta, fn: fn,
     "inductor-train": lambda meta, fn: torch_compile(fn),  # and its step (STEP_BACKENDS)
@@ -285,7 +302,8 @@ CROSSREF_RUNNERS = ("fake-crossref",)
 # compiled function meets inputs of another size (guards, a recompile or the
 # symbolic sizes of dynamic=True), compared with eager at that size.
 RESIZED_RUNNERS = ("inductor-dynamic", "inductor-dynamic-emulate", "dynamo-eager-dynamic", "aot-eager-dynamic",
-                   "aot-decomp-dynamic", "py-eager-resized", "py-eager64-resized")
+                   "aot-decomp-dynamic", "py-eager-resized", "py-eager64-resized", "export-dynamic", "aoti-dynamic",
+                   "aoti-dynamic-emulate")
 
 
 def append_resized(result, meta, program_fn, fn):

@@ -69,6 +69,39 @@ TEST(Hop, PythonSpellsCondAndScanTorchScriptPlainControlFlow) {
   EXPECT_NE(ts.find("for _ in range(3):"), std::string::npos) << ts;
 }
 
+// A loop with while=true: torch._higher_order_ops.while_loop with the trip
+// count carried as an int64 counter in front of the carry.
+TEST(Hop, AWhileLoopIsSpelledWithACounterCarried) {
+  std::string text = kHead + kCond + kScan;
+  text.replace(text.find("hop=true (%k"), 8, "hop=true, while=true");
+  Program p = test::parse(text);
+  EXPECT_EQ(verify(p), "");
+  EXPECT_EQ(print_program(p), text);
+  EXPECT_TRUE(is_while_loop(p.body.nodes[3]));
+  EXPECT_FALSE(is_while_loop(p.body.nodes[2]));
+  std::string py = emit_function(p, "f", false, false);
+  EXPECT_NE(py.find("def _cond_v3(_i, k):\n        return _i < 3"), std::string::npos) << py;
+  EXPECT_NE(py.find("def _body_v3(_i, k):"), std::string::npos) << py;
+  EXPECT_NE(py.find("return (_i + 1, _dlfuzz_dense(v5))"), std::string::npos) << py;
+  EXPECT_NE(py.find("_v3 = torch._higher_order_ops.while_loop(_cond_v3, _body_v3, "
+                    "(torch.zeros((), dtype=torch.int64), _dlfuzz_dense(v1)))"),
+            std::string::npos)
+      << py;
+  EXPECT_NE(py.find("v3 = _v3[1]"), std::string::npos) << py;
+  EXPECT_EQ(py.find("scan"), std::string::npos) << py;
+  EXPECT_NE(emit_torchscript(p).find("for _ in range(3):"), std::string::npos);
+  // Only on a loop that is a higher-order op, and only as a bool.
+  std::string plain = text;
+  plain.replace(plain.find("hop=true, while"), 10, "");
+  EXPECT_NE(test::parse_error(plain).find("hop=true"), std::string::npos) << test::parse_error(plain);
+  std::string not_bool = text;
+  not_bool.replace(not_bool.find("while=true"), 10, "while=2");
+  EXPECT_NE(test::parse_error(not_bool).find("true or false"), std::string::npos) << test::parse_error(not_bool);
+  std::string on_if = kHead + kCond + kScan;
+  on_if.replace(on_if.find("cond=%c, hop=true"), 17, "cond=%c, hop=true, while=true");
+  EXPECT_NE(test::parse_error(on_if).find("no argument 'while'"), std::string::npos) << test::parse_error(on_if);
+}
+
 TEST(Hop, VerifyRefusesWhatTheOpsRefuse) {
   auto with_body = [](const std::string& op_line) {
     return kHead + "%1 : f32[2,3] = if cond=%c, hop=true {\n" + op_line +
@@ -108,7 +141,7 @@ TEST(Hop, GeneratedOverManySeeds) {
   GenPolicy policy;
   policy.target = Target::torch2;
   policy.p_control_flow = 1;
-  int conds = 0, scans = 0, plain = 0, training = 0;
+  int conds = 0, scans = 0, whiles = 0, plain = 0, training = 0;
   for (int seed = 0; seed < 1000; ++seed) {
     policy.p_training = seed % 2 ? 1 : 0;
     Program p = generate_program(policy, seed);
@@ -123,7 +156,7 @@ TEST(Hop, GeneratedOverManySeeds) {
         return;
       }
       EXPECT_EQ(hop_error(p, n), "") << "seed " << seed;
-      (n.op == "if" ? conds : scans)++;
+      (n.op == "if" ? conds : is_while_loop(n) ? whiles : scans)++;
       // A scan's body never reads its init (compile refuses that as aliasing).
       if (n.op == "loop")
         for_each_node(n.blocks[0], [&](const Node& m) {
@@ -135,7 +168,8 @@ TEST(Hop, GeneratedOverManySeeds) {
   }
   // p_hop 0.5 of the programs with control flow, less those whose branch holds .item().
   EXPECT_GT(conds, 150);
-  EXPECT_GT(scans, 150);
+  EXPECT_GT(scans, 70);
+  EXPECT_GT(whiles, 70);  // p_while_loop 0.5 of the loops
   EXPECT_GT(plain, 300);
   EXPECT_GT(training, 150);
   // Never inside an activation checkpoint (PyTorch 2.15 compiles none there).

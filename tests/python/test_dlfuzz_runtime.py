@@ -232,7 +232,7 @@ class Run(unittest.TestCase):
 
         def repro(*argv):
             with mock.patch.object(sys, "argv", ["repro.py", *argv]), \
-                    mock.patch.object(rt, "compiled", lambda f, backend, dynamic: off_by_a_tenth), \
+                    mock.patch.object(rt, "compiled", lambda f, backend, dynamic, options=None: off_by_a_tenth), \
                     contextlib.redirect_stdout(io.StringIO()):
                 return rt.main(meta([X, W]), fn)
 
@@ -266,6 +266,56 @@ class Run(unittest.TestCase):
                         self.assertTrue(torch.allclose(a, b, rtol=1e-5, atol=1e-6), key)
         self.assertEqual(spy.call_count, 1)
         torch._dynamo.reset()
+
+    @unittest.skipUnless(hasattr(torch, "compile"), "torch.compile needs PyTorch 2.x")
+    def test_inductor_knobs_are_configs_drawn_from_the_seed_and_compile_together(self):
+        # inductor-knobs: every knob is a config of this PyTorch with a value
+        # off its default; the draw is four of them and the seed's alone; and
+        # a program compiled with all of them at once computes what eager does.
+        # All but cpp_wrapper: its module needs libtorch loaded RTLD_GLOBAL, as
+        # the worker and the repro load it and `unittest discover` cannot.
+        config = torch._inductor.config
+        for name, value in rt.INDUCTOR_KNOBS:
+            self.assertIn(name, config.get_config_copy(), name)
+            self.assertNotEqual(config._config[name].default, value, name)
+        draws = [rt.inductor_knobs(seed) for seed in range(20)]
+        self.assertTrue(all(len(d) == 4 for d in draws))
+        self.assertEqual(draws[3], rt.inductor_knobs(3))
+        self.assertGreater(len({tuple(sorted(d)) for d in draws}), 15)
+        src = """def program(x0, w0):
+    v1 = torch.softmax(torch.matmul(x0, w0), -1)
+    return (torch.cumsum(v1 * 3.0, 0), torch.amax(v1, 0))
+"""
+        fn = rt.define_program(src)
+        m = meta([X, ([3, 3],) + W[1:]], params=[1])
+        want = rt.run(m, fn)
+        torch._dynamo.reset()
+        knobs = {name: value for name, value in rt.INDUCTOR_KNOBS if name != "cpp_wrapper"}
+        got = rt.run(m, torch.compile(fn, options=knobs))
+        for a, b in zip(want["outputs"], got["outputs"]):
+            self.assertTrue(torch.allclose(a, b, rtol=1e-5, atol=1e-6))
+        torch._dynamo.reset()
+
+    @unittest.skipUnless(hasattr(torch, "export"), "torch.export needs PyTorch 2.x")
+    def test_dynamic_export_runs_one_program_at_other_batches(self):
+        # export-dynamic: the data inputs' dims are symbolic (the param's are
+        # not), and the module exported at batch 4 runs at 5 and 9 as eager
+        # does. At batch 1 export fixes the size (0/1 specialization), so a
+        # call at 5 exports again, and 9 then runs that second export.
+        fn = rt.define_program(INFER_SRC)
+        exports = mock.Mock(wraps=torch.export.export)
+        for batch, count in ((4, 1), (1, 2)):
+            m = meta([([batch, 3],) + X[1:], W], params=[1])
+            exports.reset_mock()
+            with mock.patch.object(torch.export, "export", exports):
+                call = rt.exported(m, fn, "program", dynamic=True)
+                for size in (batch, 5, 9):
+                    x, w = torch.rand(size, 3), torch.rand(3, 2)
+                    self.assertTrue(torch.allclose(call(x, w)[0], fn(x, w)[0]), (batch, size))
+            self.assertEqual(exports.call_count, count, batch)
+            shapes = exports.call_args_list[0].kwargs["dynamic_shapes"][0]
+            self.assertEqual(shapes[0], {0: torch.export.Dim.AUTO, 1: torch.export.Dim.AUTO})
+            self.assertIsNone(shapes[1])
 
     @unittest.skipUnless(hasattr(torch, "compile"), "torch.compile needs PyTorch 2.x")
     def test_max_autotune_tunes_a_frozen_linear_and_its_template_agrees(self):

@@ -110,13 +110,13 @@ input %x : f32[3] range(-1,1)
   %5 : f32[3] = cos %x
   yield %5
 }
-%6 : f32[3] = loop n=2, carry=[%3], hop=true (%c : f32[3]) {
+%6 : f32[3] = loop n=2, carry=[%3], hop=true, while=true (%c : f32[3]) {
   %7 : f32[3] = tanh %c
   yield %7
 }
 return %6
 )";
-  // A bug of torch.cond and scan keeps both constructs and their marks.
+  // A bug of torch.cond and while_loop keeps both constructs and their marks.
   auto is_hop_bug = [](const Program& p) {
     int hops = 0;
     for_each_node(p.body, [&](const Node& n) { hops += is_hop(n); });
@@ -124,11 +124,12 @@ return %6
   };
   std::string kept = reduce_text(in, {"control-flow"}, is_hop_bug);
   EXPECT_NE(kept.find("if cond=%2, hop=true {"), std::string::npos) << kept;
-  EXPECT_NE(kept.find("loop n=1, carry=[%3], hop=true"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("loop n=1, carry=[%3], hop=true, while=true"), std::string::npos) << kept;
   // One of the branch and the loop, not of the spelling, drops the marks.
   auto has_both = [](const Program& p) { return has_op(p, "if") && has_op(p, "loop"); };
   std::string plain = reduce_text(in, {"control-flow"}, has_both);
   EXPECT_EQ(plain.find("hop="), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("while="), std::string::npos) << plain;
   EXPECT_NE(plain.find("= if cond=%2 {"), std::string::npos) << plain;
 }
 

@@ -131,9 +131,10 @@ TEST(EmitPython, DynamicReplayCallsTheCompiledFunctionAtTwoBatchSizes) {
 
 namespace dlfuzz {
 
-// --export replays export, export-decomp and export-serde: a torch.cond
-// program (export's branch on data) through torch.export, its graph module
-// run as is, after run_decompositions() and after a .pt2 round trip, agrees
+// --export replays export, export-decomp, export-serde and export-dynamic: a
+// torch.cond program (export's branch on data) through torch.export, its graph
+// module run as is, after run_decompositions(), after a .pt2 round trip, and
+// exported with dynamic shapes and called at the resized batch too, agrees
 // with eager.
 TEST(EmitPython, ExportReplayRunsTheExportedProgram) {
   const std::string python = std::string(DLFUZZ_SOURCE_DIR) + "/.venv/bin/python";
@@ -148,12 +149,15 @@ TEST(EmitPython, ExportReplayRunsTheExportedProgram) {
       "return %3\n");
   ASSERT_TRUE(r.ok()) << r.error->str();
   std::string script = write_script(r.program, "export_replay.py");
-  for (const std::string how : {"program", "decomp", "serde"}) {
-    std::string out = script + "." + how + ".out";
+  for (const std::string how : {"program", "decomp", "serde", "program --dynamic"}) {
+    std::string out = script + "." + how.substr(0, how.find(' ')) + ".out";
     ASSERT_EQ(std::system((python + " " + script + " --export " + how + " >" + out + " 2>&1").c_str()), 0) << how;
     std::ifstream in(out);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("outputs[0] max abs diff 0"), std::string::npos) << how << ": " << text;
+    // --dynamic: the resized batch's outputs follow.
+    EXPECT_EQ(text.find("outputs[1] max abs diff 0") != std::string::npos, how.find("--dynamic") != std::string::npos)
+        << how << ": " << text;
   }
 }
 

@@ -1,5 +1,5 @@
 // Control flow spelled as PyTorch 2.x's higher-order ops (generator/hop.h):
-// torch.cond's branches and scan's body, nested functions over closed-over
+// torch.cond's branches and scan's or while_loop's body, nested functions over closed-over
 // values, run eagerly and through Dynamo, AOTAutograd and Inductor, in
 // inference and in training (their autograd), and through torch.export and
 // AOTInductor in inference, and agree with eager.
@@ -42,6 +42,11 @@ const char* kScan =
     "  %10 : f32[4,3] = sin %9\n"
     "  yield %10\n"
     "}\n";
+// The same loop as while_loop (while=true), a counter carried beside %h.
+const std::string kWhile = [] {
+  std::string s = kScan;
+  return s.replace(s.find("hop=true"), 8, "hop=true, while=true");
+}();
 
 // Eager runs the program (the findings of one it rejects are none), and the
 // compiled runners agree with it.
@@ -61,6 +66,9 @@ TEST(HopRun, CondAndScanAgreeWithEagerInInference) {
       "input %w : f32[3,3] range(-0.5,0.5)\n";
   expect_agree(head + kCond + "return %1\n", {"inductor"});
   // torch.export and AOTInductor take both: cond is export's branch on data.
+  // (Not export-dynamic: a scan of a cond's result whose branches have sizes
+  // of their own fails to export with dynamic shapes,
+  // corpus/bugs/export-dynamic-scan-of-cond-result-guard-same-frame.dlf.)
   expect_agree(head + kCond + kScan + "return %7\n",
                {"inductor-dynamic", "aot-eager", "export", "export-decomp", "export-serde", "aoti"});
 }
@@ -77,6 +85,27 @@ TEST(HopRun, CondAndScanGradientsAgreeWithEager) {
   expect_agree(head + kCond + "%11 : f32[] = mse_loss %1, %y\nreturn %1\nloss %11\n" + tail, {"inductor"});
   expect_agree(head + kCond + kScan + "%11 : f32[] = mse_loss %7, %y\nreturn %7\nloss %11\n" + tail,
                {"inductor-dynamic", "aot-eager"});
+}
+
+// while_loop, in inference through torch.compile (static and dynamic),
+// torch.export and AOTInductor, and in training (its autograd) through
+// Inductor.
+TEST(HopRun, WhileLoopAgreesWithEager) {
+  if (!test::venv_imports("torch._higher_order_ops")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  const std::string infer =
+      "dlfuzz 1 seed=1 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %w : f32[3,3] range(-0.5,0.5)\n";
+  expect_agree(infer + kCond + kWhile + "return %7\n", {"inductor", "export"});
+  // With dynamic shapes, called at another batch (a loop of a plain value).
+  const std::string plain = "input %x : f32[4,3] range(-1.0,1.0)\n%1 : f32[4,3] = tanh %x\n";
+  expect_agree(infer + plain + kWhile + "return %7\n", {"export-dynamic", "aoti-dynamic"});
+  const std::string train =
+      "dlfuzz 1 seed=1 mode=train device=cpu world=1 plan=none target=torch2\n"
+      "param %w : f32[3,3] range(-0.5,0.5)\n"
+      "target %y : f32[4,3] range(-1.0,1.0)\n";
+  expect_agree(train + kCond + kWhile + "%11 : f32[] = mse_loss %7, %y\nreturn %7\nloss %11\n" +
+                   "step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=2\n",
+               {"inductor"});
 }
 
 }  // namespace dlfuzz

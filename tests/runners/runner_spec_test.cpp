@@ -119,7 +119,7 @@ TEST(RunnerSpec, ExportRunnersTakeNoProgramThatBranchesOnDataButByTorchCond) {
       "return %2\n",
       "nonzero.dlf");
   ASSERT_TRUE(d.ok()) << (d.error ? d.error->str() : "");
-  for (const char* r : {"export", "export-decomp", "export-serde", "aoti"})
+  for (const char* r : {"export", "export-decomp", "export-serde", "aoti", "export-dynamic", "aoti-dynamic"})
     EXPECT_FALSE(runner_spec(r).supports(d.program)) << r;
   EXPECT_TRUE(runner_spec("inductor").supports(d.program));
 }
@@ -204,12 +204,15 @@ TEST(RunnerSpec, ReportBackendFromTheTable) {
   for (const auto& [runner, backend] : std::vector<std::pair<std::string, std::string>>{
            {"inductor", "inductor"},
            {"inductor-dynamic", "inductor --dynamic"},
+           {"inductor-knobs", "inductor --knobs"},
            {"aot-eager", "aot_eager"},
            {"ts-nnc", "script"},
            {"ts+plugin:/x.so", "script"},
            {"aoti", "eager --export aoti"},
            {"export-decomp", "eager --export decomp"},
            {"export-serde", "eager --export serde"},
+           {"export-dynamic", "eager --export program --dynamic"},
+           {"aoti-dynamic", "eager --export aoti --dynamic"},
            {"inductor-step", "inductor --compile-step"},
            {"inductor-train", "inductor --compile-step --compile-program"}}) {
     d.test_runner = runner;
