@@ -761,19 +761,23 @@ def exported(meta, fn, how, dynamic=False, **inductor_config):
                 with tempfile.TemporaryDirectory(prefix="dlfuzz_export_") as tmp:
                     torch.export.save(ep, os.path.join(tmp, "program.pt2"))
                     ep = torch.export.load(os.path.join(tmp, "program.pt2"))
+            module = ep.module()
+            # What export promised beyond the sizes' ranges (a split's count of outputs, say) it
+            # checks in the module's _guards_fn, which an AOTInductor package does not run.
+            accepts = (_export_sizes(ep), getattr(module, "_guards_fn", None))
             if how != "aoti":
-                return _export_sizes(ep), ep.module()
+                return accepts, module
             path = os.path.join(tempfile.mkdtemp(prefix="dlfuzz_aoti_"), "program.pt2")
             with importlib.import_module("torch._inductor.config").patch(**inductor_config):
                 torch._inductor.aoti_compile_and_package(ep, package_path=path)
             loaded = torch._inductor.aoti_load_package(path)
-        return _export_sizes(ep), lambda *args: tuple(loaded(*args))
+        return accepts, lambda *args: tuple(loaded(*args))
 
     programs = [export_at(build_inputs(meta))]
 
     def call(*args):
-        for sizes, run_exported in programs:
-            if _export_accepts(sizes, args):
+        for accepts, run_exported in programs:
+            if _export_accepts(*accepts, args):
                 return run_exported(*args)
         programs.append(export_at(args))
         return programs[-1][1](*args)
@@ -799,8 +803,9 @@ def _export_sizes(ep):
     return sizes
 
 
-def _export_accepts(sizes, args):
-    """Whether args have the sizes an exported program was exported for (_export_sizes)."""
+def _export_accepts(sizes, guards, args):
+    """Whether args have the sizes an exported program was exported for (_export_sizes) and
+    pass its guards (its module's _guards_fn, where it has one)."""
     if len(sizes) != len(args):
         return False
     for dims, arg in zip(sizes, args):
@@ -811,6 +816,11 @@ def _export_accepts(sizes, args):
         for want, given in zip(dims, arg.shape):
             if given != want if isinstance(want, int) else not (bool(want[0] <= given) and bool(given <= want[1])):
                 return False
+    try:
+        if guards is not None:
+            guards(*args)
+    except AssertionError:
+        return False
     return True
 
 

@@ -316,6 +316,21 @@ class Run(unittest.TestCase):
             shapes = exports.call_args_list[0].kwargs["dynamic_shapes"][0]
             self.assertEqual(shapes[0], {0: torch.export.Dim.AUTO, 1: torch.export.Dim.AUTO})
             self.assertIsNone(shapes[1])
+        # A guard beyond the ranges: split's count of chunks, 2 at batch 4 and
+        # 3 at 5, is a guard on the symbolic batch that the exported module
+        # checks (its range alone allows 5); the call at 5 exports again.
+        split = rt.define_program("""def program(x0, w0):
+    parts = torch.split(x0, 2)
+    return (parts[0] + 1.0, parts[1] * 2.0)
+""")
+        exports.reset_mock()
+        with mock.patch.object(torch.export, "export", exports):
+            call = rt.exported(meta([X, W], params=[1]), split, "program", dynamic=True)
+            for size in (4, 5):
+                x, w = torch.rand(size, 3), torch.rand(3, 2)
+                for got, want in zip(call(x, w), split(x, w)):
+                    self.assertTrue(torch.equal(got, want), size)
+        self.assertEqual(exports.call_count, 2)
 
     @unittest.skipUnless(hasattr(torch, "compile"), "torch.compile needs PyTorch 2.x")
     def test_max_autotune_tunes_a_frozen_linear_and_its_template_agrees(self):
