@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
-#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "libfuzzer/targets/fuzz_checks.h"
 #include "libfuzzer/targets/store_files.h"
@@ -23,14 +24,18 @@ FuzzVerdict fuzz_merge_shard(const uint8_t* data, size_t size) {
   const std::string& dir = fuzz_scratch_dir();
   // The store merged into already holds the sample store's bugs, so a shard
   // made from the seed takes the "same signature" path as well as the new one.
+  // Its bytes are kept and written for each input: std::filesystem::copy_file
+  // (sendfile) failed with EINTR when libFuzzer's timer signal came during it.
   static const std::string tmpl = [&] {
     std::string p = dir + "/into-template.db";
     write_sample_store(p);
-    return p;
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
   }();
   std::string into_path = dir + "/into.db", shard_path = dir + "/shard.db";
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(into_path + suffix);
-  std::filesystem::copy_file(tmpl, into_path);
+  write_fresh_file(into_path, reinterpret_cast<const uint8_t*>(tmpl.data()), tmpl.size());
   write_fresh_file(shard_path, data, size);
   Store into(into_path);
   std::string before = row_counts(into);
