@@ -209,8 +209,11 @@ class FunctionWriter {
   }
 
   // `if` as torch.cond over two nested functions (generator/hop.h). The
-  // branches' results are made contiguous: cond wants both with the same
-  // stride order, which the IR does not track (a permuted view on one side).
+  // branches' results get row-major strides (_dlfuzz_dense): cond wants both
+  // with the same stride order, which the IR does not track (a permuted view
+  // on one side), and compares a size-one dim's stride too, which
+  // .contiguous() keeps (eager refused a cond whose branches gave [2,2,1,3]
+  // with strides (6,3,3,1) and (6,3,6,1), both contiguous).
   void hop_cond(const Node& n, int depth) {
     std::string out = py_name(p_, n.outputs.at(0));
     const char* side[] = {"_true_", "_false_"};
@@ -219,7 +222,7 @@ class FunctionWriter {
       line(depth, fmt::format("def {}{}():", side[branch], out));
       block(b, depth + 1);
       std::vector<std::string> ys;
-      for (int y : b.yields) ys.push_back(fresh_yield(b, y) + ".contiguous()");
+      for (int y : b.yields) ys.push_back("_dlfuzz_dense(" + fresh_yield(b, y) + ")");
       line(depth + 1, "return " + tuple(ys));
     }
     std::string cond = py_name(p_, std::get<ValueRef>(n.arg("cond")->value).id);

@@ -77,9 +77,10 @@ def _dlfuzz_rank():
 
 
 def _dlfuzz_dense(t):
-    """t with row-major strides: t itself where it has them, else a copy. A scan's init and
-    carry (generator/emit_function.cpp) must match in strides, a size-one dim's too, which
-    .contiguous() keeps (a [4, 1] transpose of a [1, 4] is contiguous, strides (1, 4))."""
+    """t with row-major strides: t itself where it has them, else a copy. A scan's or
+    while_loop's init and carry, and a cond's two results (generator/emit_function.cpp), must
+    match in strides, a size-one dim's too, which .contiguous() keeps (a [4, 1] transpose of
+    a [1, 4] is contiguous, strides (1, 4))."""
     want, step = [], 1
     for size in reversed(t.shape):
         want.insert(0, step)
