@@ -762,10 +762,11 @@ def exported(meta, fn, how, dynamic=False, **inductor_config):
                 with tempfile.TemporaryDirectory(prefix="dlfuzz_export_") as tmp:
                     torch.export.save(ep, os.path.join(tmp, "program.pt2"))
                     ep = torch.export.load(os.path.join(tmp, "program.pt2"))
-            module = ep.module()
+            module = ep.module() if dynamic or how != "aoti" else None
             # What export promised beyond the sizes' ranges (a split's count of outputs, say) it
-            # checks in the module's _guards_fn, which an AOTInductor package does not run.
-            accepts = (_export_sizes(ep), getattr(module, "_guards_fn", None))
+            # checks in the module's _guards_fn, which an AOTInductor package does not run. Read
+            # only where a call may come at other sizes.
+            accepts = (_export_sizes(ep), getattr(module, "_guards_fn", None)) if dynamic else None
             if how != "aoti":
                 return accepts, module
             path = os.path.join(tempfile.mkdtemp(prefix="dlfuzz_aoti_"), "program.pt2")
