@@ -42,7 +42,9 @@ bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.ora
 // freezing's; inductor-autotune climbs on to inductor-freezing: what that does
 // not show is max-autotune's; inductor-ca climbs to plain Inductor: what that
 // does not show is Compiled Autograd's; inductor-knobs climbs to plain
-// Inductor: what that does not show is its config knobs'. export-decomp and export-serde climb
+// Inductor and then each of its four knobs alone: the first that shows it
+// names the knob (the rung's `config`), what none shows is the knobs
+// together. export-decomp and export-serde climb
 // to export: what that does not show is the core ATen decompositions' or the
 // .pt2 round trip's; aoti climbs export and export-decomp and
 // then Inductor through torch.compile: what none shows is AOTInductor's.
@@ -67,7 +69,10 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
         "Inductor max-autotune (C++ GEMM templates)"}},
       {"inductor-ca",
        {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor"}, "Compiled Autograd (backward traced at run time)"}},
-      {"inductor-knobs", {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor"}, "Inductor config knobs"}},
+      {"inductor-knobs",
+       {{"dynamo-eager", "aot-eager", "aot-decomp", "inductor", "inductor-knob-1", "inductor-knob-2", "inductor-knob-3",
+         "inductor-knob-4"},
+        "Inductor config knobs (together)"}},
       {"export-decomp", {{"export"}, "torch.export decompositions (core ATen)"}},
       {"export-serde", {{"export"}, "torch.export serialization"}},
       {"aoti", {{"export", "export-decomp", "inductor"}, "AOTInductor"}},
@@ -147,15 +152,24 @@ void attribute_layers(Executor& ex, const Program& p, std::vector<Finding>& find
                              [&](const Finding& g) { return g.test_runner == runner && same_finding(f, g); });
     return !ran ? "not run" : shows ? "fail" : "pass";
   };
+  // The config a rung drew (inductor-knob-N: its knob), from its result.
+  auto config_of = [&](const std::string& runner) -> std::string {
+    for (const auto& r : ev.results)
+      if (r.runner == runner) return r.config;
+    return "";
+  };
   for (auto& f : findings) {
     if (auto ladder = runner_ladder_of(f)) {
       auto spec = parse_runner(f.test_runner);
       f.ablation = nlohmann::json::array();
       std::string first;
       for (const auto& r : ladder->below) {
-        std::string runner = in_env(r, *spec), verdict = verdict_of(f, runner);
-        if (verdict == "fail" && first.empty()) first = find_runner_row(r)->layer;
-        f.ablation.push_back({{"rung", r}, {"runner", runner}, {"verdict", verdict}});
+        std::string runner = in_env(r, *spec), verdict = verdict_of(f, runner), config = config_of(runner);
+        if (verdict == "fail" && first.empty())
+          first = find_runner_row(r)->layer + (config.empty() ? "" : " " + config);
+        nlohmann::json rung = {{"rung", r}, {"runner", runner}, {"verdict", verdict}};
+        if (!config.empty()) rung["config"] = config;
+        f.ablation.push_back(rung);
       }
       f.ablation.push_back({{"rung", spec->name()}, {"runner", f.test_runner}, {"verdict", "fail"}});
       f.layer = first.empty() ? ladder->own_layer : first;

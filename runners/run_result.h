@@ -57,6 +57,9 @@ struct RunResult {
   // What the compiler did, as numbers (kernels, graph_breaks, recompiles,
   // fusion_groups, ...): the cheap signals that make a timing candidate.
   std::map<std::string, double> counters;
+  // The compiler config the runner drew for this program (inductor-knobs'
+  // "cpp.simdlen=0, cpp.threads=1, ..."); empty where it always compiles alike.
+  std::string config;
   // A profile of timed calls, when asked for: {"ops": [[name, self_ms,
   // calls], ...] hottest first, "trace": path of a Chrome trace}.
   nlohmann::json profile = nlohmann::json::object();

@@ -49,15 +49,17 @@ std::string ablation_markdown(const nlohmann::json& ablation) {
     return r.is_object() && r.contains(key) && r[key].is_string() ? md_text(r[key].get<std::string>()) : "?";
   };
   for (const auto& r : ablation) {
-    head += fmt::format(" {} |", text(r, "rung"));
+    // A rung that drew a config (inductor-knob-N) names it under its own name.
+    bool config = r.is_object() && r.contains("config") && r["config"].is_string();
+    head += fmt::format(" {}{} |", text(r, "rung"), config ? " (" + text(r, "config") + ")" : "");
     rule += " --- |";
     row += fmt::format(" {} |", text(r, "verdict"));
   }
   return "## Ablation\n\nThe program through the paths below the one under test, one layer more each "
          "(torch.compile: Dynamo alone, +AOTAutograd, +decompositions, +Inductor; TorchScript: no optimization, "
          "+graph passes, +the profiling executor, +NNC, freezing and its folding, optimize_for_inference, or "
-         "Static Runtime's interpreter, out variants and memory planner); the first that fails names the "
-         "layer.\n\n" +
+         "Static Runtime's interpreter, out variants and memory planner; Inductor's config knobs one at a "
+         "time); the first that fails names the layer.\n\n" +
          head + "\n" + rule + "\n" + row + "\n\n";
 }
 

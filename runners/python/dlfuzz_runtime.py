@@ -679,11 +679,19 @@ INDUCTOR_KNOBS = (
 )
 
 
-def inductor_knobs(seed, count=4):
+def inductor_knobs(seed, count=4, only=None):
     """The Inductor config inductor-knobs compiles a program with: `count` of
     INDUCTOR_KNOBS, drawn from the program's seed, so a recheck, the reduced
-    program (which keeps its seed) and its repro compile with the same ones."""
-    return dict(random.Random(f"dlfuzz-knobs-{seed}").sample(INDUCTOR_KNOBS, count))
+    program (which keeps its seed) and its repro compile with the same ones.
+    only=N (1-based): the N-th of them alone, as inductor-knob-N compiles
+    (its ladder's rungs: which knob a finding needs)."""
+    drawn = random.Random(f"dlfuzz-knobs-{seed}").sample(INDUCTOR_KNOBS, count)
+    return dict(drawn if only is None else drawn[only - 1:only])
+
+
+def knobs_text(knobs):
+    """`name=value, ...`: how a result and the repro name a config."""
+    return ", ".join(f"{name}={value}" for name, value in knobs.items())
 
 
 def frozen(fn, positions, mode=None):
@@ -938,6 +946,9 @@ def main(meta, fn):
     ap.add_argument("--knobs", action="store_true",
                     help="compile with the Inductor config knobs drawn from the program's seed (printed; as"
                          " dlfuzz's inductor-knobs)")
+    ap.add_argument("--knob", type=int, choices=range(1, 5), metavar="N",
+                    help="compile with only the N-th (1-4) of the knobs --knobs draws (as dlfuzz's inductor-knob-N,"
+                         " the rungs that say which knob a finding needs)")
     ap.add_argument("--compiled-autograd", action="store_true",
                     help="each forward and its backward under Compiled Autograd, the backward traced at run time"
                          " and compiled by Inductor (as dlfuzz's inductor-ca; training programs)")
@@ -988,9 +999,10 @@ def main(meta, fn):
         elif args.freezing:
             compiled_fn = frozen(fn, meta.params, mode=MAX_AUTOTUNE if args.max_autotune else None)
         else:
-            knobs = inductor_knobs(meta.seed) if args.knobs else None
+            knobs = (inductor_knobs(meta.seed, only=args.knob) if args.knob else
+                     inductor_knobs(meta.seed) if args.knobs else None)
             if knobs:
-                say("inductor config", knobs)
+                say("inductor config:", knobs_text(knobs))
             compiled_fn = (fn if step_backend and not args.compile_program else
                            compiled(fn, args.backend, args.dynamic, options=knobs))
             if args.compiled_autograd:

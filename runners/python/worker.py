@@ -31,6 +31,8 @@ Runners:
                     program's seed (dlfuzz_runtime.INDUCTOR_KNOBS: scalar code, one thread,
                     fusion limits, memory planning, the C++ wrapper, passes off, ...)
   inductor-knobs-emulate  inductor-knobs with emulate_precision_casts
+  inductor-knob-1 .. inductor-knob-4
+                    inductor with one of those four knobs alone (inductor-knobs' ladder)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
@@ -249,6 +251,9 @@ RUNNERS = {
     # Passed as torch.compile's options: the backward, compiled at its first
     # call, gets them too (a config.patch around the call would not cover it).
     "inductor-knobs": lambda meta, fn: torch_compile(fn, options=rt.inductor_knobs(meta.seed)),
+    # inductor-knobs' ladder: one of its four knobs alone (which one a finding needs).
+    **{f"inductor-knob-{n}": (lambda n: lambda meta, fn: torch_compile(
+        fn, options=rt.inductor_knobs(meta.seed, only=n)))(n) for n in range(1, 5)},
     "inductor-knobs-emulate": lambda meta, fn: torch_compile(
         fn, options={**rt.inductor_knobs(meta.seed), "emulate_precision_casts": True}),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
@@ -357,6 +362,16 @@ def set_collective_timeout(timeout):
         torch.distributed.set_timeout(timeout)
 
 
+def runner_config(runner, meta):
+    """The compiler config a runner drew for this program ("" for one it
+    always uses): the knobs of inductor-knobs and its rungs."""
+    if runner.startswith("inductor-knobs"):
+        return rt.knobs_text(rt.inductor_knobs(meta.seed))
+    if runner.startswith("inductor-knob-"):
+        return rt.knobs_text(rt.inductor_knobs(meta.seed, only=int(runner.rsplit("-", 1)[1])))
+    return ""
+
+
 def new_result(runner, **fields):
     """A runner's result with every field of the schema at its default (plus the
     rank's own step digests, folded into rank_digests); `fields` override."""
@@ -380,6 +395,7 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         stage = "compile"
         timing.reset_counters()
         fn = compiled_fn(runner, meta, program_fn)
+        result["config"] = runner_config(runner, meta)
         result["setup_ms"] = (time.perf_counter() - t0) * 1000
         t1 = time.perf_counter()
         stage = "run"

@@ -282,6 +282,9 @@ class Run(unittest.TestCase):
         self.assertTrue(all(len(d) == 4 for d in draws))
         self.assertEqual(draws[3], rt.inductor_knobs(3))
         self.assertGreater(len({tuple(sorted(d)) for d in draws}), 15)
+        # inductor-knob-N: the N-th of the same draw, alone
+        self.assertEqual([rt.inductor_knobs(3, only=n) for n in range(1, 5)], [dict([k]) for k in draws[3].items()])
+        self.assertEqual(rt.knobs_text({"cpp.simdlen": 0, "cpp_wrapper": True}), "cpp.simdlen=0, cpp_wrapper=True")
         src = """def program(x0, w0):
     v1 = torch.softmax(torch.matmul(x0, w0), -1)
     return (torch.cumsum(v1 * 3.0, 0), torch.amax(v1, 0))

@@ -88,6 +88,28 @@ TEST(LayerLadder, LerpOfChannelsLastWithZeroDimEndFailsAtTheDecompositions) {
   EXPECT_EQ(f.ablation[2]["runner"], "aot-decomp");
 }
 
+// inductor-knobs climbs to plain Inductor and then each of its four knobs
+// alone: the first rung that fails names the knob. The corpus program is a
+// flex_attention that Inductor cannot lower with cpp.simdlen=0 (PyTorch 2.15,
+// corpus/bugs/inductor-knobs-flex-attention-simdlen-zero.dlf); its seed draws
+// that knob second. Should a newer pinned PyTorch fix it, this test says so.
+TEST(LayerLadder, InductorKnobsNamesTheKnobAFindingNeeds) {
+  if (!test::venv_imports("torch._inductor")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  Program p = load(std::string(DLFUZZ_SOURCE_DIR) + "/corpus/bugs/inductor-knobs-flex-attention-simdlen-zero.dlf");
+  Executor ex(test::python_options());
+  Evaluation ev = evaluate(ex, p, {"inductor-knobs"}, /*recheck=*/true);
+  ASSERT_EQ(ev.findings.size(), 1u) << "fixed upstream? inductor-knobs no longer fails on the corpus program";
+  const Finding& f = ev.findings[0];
+  EXPECT_EQ(f.stage, "compile");
+  EXPECT_EQ(f.layer, "Inductor config knob cpp.simdlen=0") << f.ablation.dump();
+  EXPECT_EQ(verdicts(f),
+            (std::vector<std::string>{"dynamo-eager=pass", "aot-eager=pass", "aot-decomp=pass", "inductor=pass",
+                                      "inductor-knob-1=pass", "inductor-knob-2=fail", "inductor-knob-3=pass",
+                                      "inductor-knob-4=pass", "inductor-knobs=fail"}));
+  EXPECT_EQ(f.ablation[4]["config"], "max_fusion_size=2");
+  EXPECT_EQ(f.ablation[5]["config"], "cpp.simdlen=0");
+}
+
 // inductor-train (program and optimizer step compiled) climbs torch.compile's
 // ladder, then the step compiled alone: the lerp above in a training program
 // fails at the decompositions, not at the two compiled together.

@@ -205,6 +205,7 @@ TEST(RunnerSpec, ReportBackendFromTheTable) {
            {"inductor", "inductor"},
            {"inductor-dynamic", "inductor --dynamic"},
            {"inductor-knobs", "inductor --knobs"},
+           {"inductor-knob-2", "inductor --knob 2"},
            {"aot-eager", "aot_eager"},
            {"ts-nnc", "script"},
            {"ts+plugin:/x.so", "script"},

@@ -227,6 +227,11 @@ TEST(Store, LayerAndAblationReachTheBugItsReportAndItsKey) {
       << md;
   EXPECT_EQ(export_json(s)["bugs"][0]["layer"], "AOTAutograd decompositions");
   EXPECT_EQ(ablation_markdown(nullptr), "") << "no ladder ran: no table";
+  nlohmann::json knob = nlohmann::json::array(
+      {{{"rung", "inductor"}, {"runner", "inductor"}, {"verdict", "pass"}},
+       {{"rung", "inductor-knob-1"}, {"runner", "inductor-knob-1"}, {"verdict", "fail"}, {"config", "cpp.simdlen=0"}}});
+  EXPECT_NE(ablation_markdown(knob).find("| inductor | inductor-knob-1 (cpp.simdlen=0) |"), std::string::npos)
+      << "a rung that drew a config names it";
 }
 
 TEST(Store, PerformanceFindingKeepsItsKindAndEvidence) {
