@@ -28,14 +28,17 @@ const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,ao
 // and one in 16 through inductor-ca (a training program's backward, its
 // hooks included, compiled by Compiled Autograd: ~5 s a program), and one in
 // 8 through inductor-knobs (four Inductor config knobs off their defaults: a
-// compile of its own).
+// compile of its own), one in 2 through vmap (the program under torch.func.vmap,
+// ~0.2 s eagerly; about a quarter of inference programs are vmappable) and one
+// in 8 through inductor-vmap (that compiled).
 // And torch.export as deployment uses it, on inference programs: one in 8
 // through export-decomp, export-serde and export-dynamic (~2 s each: export's
 // tracing, its core ATen decompositions, the .pt2 round trip, symbolic sizes
 // called at two batch sizes; no compile), one in 64 through aoti and one in
 // 64 through aoti-dynamic (AOTInductor builds a package: ~17 s cold).
 const char* kDefaultSampled =
-    "fake-crossref:4,inductor-freezing:8,inductor-autotune:16,inductor-ca:16,inductor-knobs:8,export-decomp:8,"
+    "fake-crossref:4,inductor-freezing:8,inductor-autotune:16,inductor-ca:16,inductor-knobs:8,vmap:2,inductor-vmap:8,"
+    "export-decomp:8,"
     "export-serde:8,export-dynamic:8,aoti:64,aoti-dynamic:64";
 
 void add_fuzz(CLI::App& app, std::function<int()>* action) {

@@ -26,7 +26,8 @@ struct Totals {
                                                   {"inplace_on_view", s.inplace_on_view},
                                                   {"world>1", s.world > 1},
                                                   {"special_values", s.special_values},
-                                                  {"written_values", s.written_values}};
+                                                  {"written_values", s.written_values},
+                                                  {"vmappable", s.not_vmappable.empty()}};
     for (const auto& [name, has] : props) with[name] += has;
     for (const auto& [op, n] : s.ops) ops[op]++;
   }
@@ -83,7 +84,8 @@ void add_inspect(CLI::App& app, std::function<int()>* action) {
           std::cout << f << ": " << s.nodes << " nodes, " << s.ops.size() << " distinct ops"
                     << (s.training ? ", training" : ", inference") << (s.control_flow ? ", control flow" : "")
                     << (s.inplace ? ", in-place" : "") << (s.inplace_on_view ? " (through a view)" : "")
-                    << (s.special_values ? ", special values" : "") << ", world " << s.world << "\n";
+                    << (s.special_values ? ", special values" : "") << ", world " << s.world
+                    << (s.not_vmappable.empty() ? ", vmappable" : ", not vmappable: " + s.not_vmappable) << "\n";
         }
       }
       if (o->totals) totals.print(o->json);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "generator/op_spec.h"
+#include "generator/vmappable.h"
 
 namespace dlfuzz {
 
@@ -11,6 +12,7 @@ ProgramSummary summarize(const Program& p) {
   ProgramSummary s;
   s.training = p.is_training();
   s.world = p.plan.world;
+  s.not_vmappable = why_not_vmappable(p);
   for (const auto& in : p.inputs) {
     (in.kind == InputKind::param ? s.params : s.inputs)++;
     s.special_values = s.special_values || in.init == Init::special;
@@ -52,7 +54,9 @@ nlohmann::json to_json(const ProgramSummary& s) {
           {"inputs", s.inputs},
           {"params", s.params},
           {"special_values", s.special_values},
-          {"written_values", s.written_values}};
+          {"written_values", s.written_values},
+          {"vmappable", s.not_vmappable.empty()},
+          {"not_vmappable", s.not_vmappable}};
 }
 
 std::string op_set(const Program& p) {

@@ -20,6 +20,7 @@ struct ProgramSummary {
   int inputs = 0, params = 0;
   bool special_values = false;  // a `special` input or a special number argument
   bool written_values = false;  // an `ints` or `decimals` input
+  std::string not_vmappable;    // why vmap runners skip it (generator/vmappable.h); empty: they run it
 };
 
 // NaN, +-Inf, -0.0, a nonzero number below 1e-20 in magnitude (denormals and

@@ -8,6 +8,7 @@
 
 #include "generator/hop.h"
 #include "generator/op_spec.h"
+#include "generator/vmappable.h"
 
 namespace dlfuzz {
 
@@ -15,7 +16,8 @@ namespace {
 constexpr WorkerKind native = WorkerKind::native, python = WorkerKind::python;
 constexpr RunnerModes any = RunnerModes::any, infer = RunnerModes::infer, train = RunnerModes::train;
 constexpr RunnerNeeds none = RunnerNeeds::none, cpu = RunnerNeeds::cpu, dp = RunnerNeeds::dp,
-                      exportable = RunnerNeeds::exportable, no_hop = RunnerNeeds::no_hop;
+                      exportable = RunnerNeeds::exportable, no_hop = RunnerNeeds::no_hop,
+                      vmappable = RunnerNeeds::vmappable;
 
 struct NamedEnv {
   const char* name;
@@ -108,6 +110,7 @@ bool RunnerSpec::supports(const Program& p) const {
       const OpSpec* s = find_op(n.op);
       return (s && s->aten.rfind("higher_order::", 0) == 0) || is_hop(n);
     });
+  if (row->needs == RunnerNeeds::vmappable) return why_not_vmappable(p).empty();
   return true;
 }
 
@@ -204,6 +207,7 @@ nlohmann::json to_json(const RunnerRow& r) {
                       : r.needs == RunnerNeeds::dp         ? "dp"
                       : r.needs == RunnerNeeds::exportable ? "exportable"
                       : r.needs == RunnerNeeds::no_hop     ? "no_hop"
+                      : r.needs == RunnerNeeds::vmappable  ? "vmappable"
                                                            : "none";
   return {{"name", r.name},
           {"worker", worker_kind_name(r.worker)},

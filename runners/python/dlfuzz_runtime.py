@@ -694,6 +694,35 @@ def knobs_text(knobs):
     return ", ".join(f"{name}={value}" for name, value in knobs.items())
 
 
+def vmapped(meta, fn, compile=None):
+    """fn under torch.func.vmap, as the vmap and inductor-vmap runners (and the
+    repro's --vmap) call it: each data input batched with a second sample (its
+    own values in another order, so that every value stays in the domain its
+    op needs), the params shared (in_dims None), and of each output the first
+    sample: what fn gives on the inputs alone, here through functorch's
+    batching rules. `compile` (torch.compile) compiles the batched function:
+    Dynamo traces vmap itself. Inference programs inside vmap's stated limits
+    (generator/vmappable.h)."""
+    shared = set(meta.params)
+    in_dims = tuple(None if i in shared else 0 for i in range(len(meta.inputs)))
+
+    def batched_fn(*args):
+        return torch.func.vmap(fn, in_dims=in_dims)(*args)
+    inner = compile(batched_fn) if compile else batched_fn
+
+    def call(*args):
+        order = torch.Generator().manual_seed(meta.seed)  # every call, every runner: the same second sample
+        batch = [a if i in shared else torch.stack([a, _dlfuzz_shuffled(a, order)]) for i, a in enumerate(args)]
+        return tuple(o[0] for o in inner(*batch))
+    return call
+
+
+def _dlfuzz_shuffled(t, generator):
+    """t's values in another order (the same for every runner: the generator is seeded per program)."""
+    flat = t.reshape(-1)
+    return flat[torch.randperm(flat.numel(), generator=generator, device="cpu").to(t.device)].reshape(t.shape)
+
+
 def frozen(fn, positions, mode=None):
     """fn compiled by Inductor with freezing, as CPU inference is deployed:
     the arguments at `positions` (the program's params) become parameters of
@@ -949,6 +978,10 @@ def main(meta, fn):
     ap.add_argument("--knob", type=int, choices=range(1, 5), metavar="N",
                     help="compile with only the N-th (1-4) of the knobs --knobs draws (as dlfuzz's inductor-knob-N,"
                          " the rungs that say which knob a finding needs)")
+    ap.add_argument("--vmap", action="store_true",
+                    help="run the program under torch.func.vmap, its data inputs batched with a second sample and"
+                         " its params shared, and compare the first sample with eager (--backend eager: as dlfuzz's"
+                         " vmap; inductor: torch.compile of the vmapped function, as inductor-vmap)")
     ap.add_argument("--compiled-autograd", action="store_true",
                     help="each forward and its backward under Compiled Autograd, the backward traced at run time"
                          " and compiled by Inductor (as dlfuzz's inductor-ca; training programs)")
@@ -1004,6 +1037,8 @@ def main(meta, fn):
             if knobs:
                 say("inductor config:", knobs_text(knobs))
             compiled_fn = (fn if step_backend and not args.compile_program else
+                           vmapped(meta, fn, None if args.backend == "eager" else
+                                   lambda f: compiled(f, args.backend, args.dynamic, options=knobs)) if args.vmap else
                            compiled(fn, args.backend, args.dynamic, options=knobs))
             if args.compiled_autograd:
                 compiled_fn = compiled_autograd(compiled_fn)

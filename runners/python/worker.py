@@ -33,6 +33,9 @@ Runners:
   inductor-knobs-emulate  inductor-knobs with emulate_precision_casts
   inductor-knob-1 .. inductor-knob-4
                     inductor with one of those four knobs alone (inductor-knobs' ladder)
+  vmap              the program under torch.func.vmap, data inputs batched with a second
+                    sample, params shared; the first sample compared with py-eager
+  inductor-vmap     torch.compile of that vmapped function (Dynamo traces vmap)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
@@ -254,6 +257,9 @@ RUNNERS = {
     # inductor-knobs' ladder: one of its four knobs alone (which one a finding needs).
     **{f"inductor-knob-{n}": (lambda n: lambda meta, fn: torch_compile(
         fn, options=rt.inductor_knobs(meta.seed, only=n)))(n) for n in range(1, 5)},
+    # The program under torch.func.vmap (first sample against eager): eagerly, and compiled.
+    "vmap": lambda meta, fn: rt.vmapped(meta, fn),
+    "inductor-vmap": lambda meta, fn: rt.vmapped(meta, fn, compile=torch_compile),
     "inductor-knobs-emulate": lambda meta, fn: torch_compile(
         fn, options={**rt.inductor_knobs(meta.seed), "emulate_precision_casts": True}),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(

@@ -267,6 +267,32 @@ class Run(unittest.TestCase):
         self.assertEqual(spy.call_count, 1)
         torch._dynamo.reset()
 
+    @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
+    def test_vmapped_gives_the_first_sample_of_a_batch_with_params_shared(self):
+        # vmap and inductor-vmap: the data inputs batched with their own values
+        # in another order, the params not batched; the first sample is what
+        # the program gives alone, eagerly and compiled. Arithmetic only (Sleef's
+        # vector math needs libtorch loaded RTLD_GLOBAL, as above).
+        seen = []
+
+        def fn(x0, w0):
+            seen.append((x0.shape, w0.shape))
+            return (torch.relu(torch.matmul(x0, w0)), x0.sum())
+        m = meta([X, W], params=[1])
+        want = rt.run(m, fn)
+        for compile in (None, torch.compile):
+            torch._dynamo.reset()
+            got = rt.run(m, rt.vmapped(m, fn, compile=compile))
+            for a, b in zip(want["outputs"], got["outputs"]):
+                self.assertEqual(a.shape, b.shape)
+                self.assertTrue(torch.allclose(a, b, rtol=1e-5, atol=1e-6))
+        self.assertEqual(seen[1], (torch.Size([4, 3]), torch.Size([3, 2])), "per-sample shapes inside vmap")
+        x = torch.arange(12.0).reshape(3, 4)
+        other = rt._dlfuzz_shuffled(x, torch.Generator().manual_seed(1))
+        self.assertEqual(sorted(other.flatten().tolist()), x.flatten().tolist(), "the same values")
+        self.assertFalse(torch.equal(other, x), "in another order")
+        torch._dynamo.reset()
+
     @unittest.skipUnless(hasattr(torch, "compile"), "torch.compile needs PyTorch 2.x")
     def test_inductor_knobs_are_configs_drawn_from_the_seed_and_compile_together(self):
         # inductor-knobs: every knob is a config of this PyTorch with a value

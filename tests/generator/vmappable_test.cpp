@@ -1,0 +1,129 @@
+// Which programs the vmap runners take (generator/vmappable.h): the uses vmap
+// refuses by design are found through the data inputs' dataflow (params are
+// shared, so a param's .item() or an in-place write into a batched value is
+// fine), and over many seeds a share of the generator's inference programs
+// is taken.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "generator/generator.h"
+#include "generator/vmappable.h"
+#include "tests/parse_program.h"
+
+namespace dlfuzz {
+namespace {
+
+const std::string kHead =
+    "dlfuzz 1 seed=1 policy=0000000000000000 mode=infer device=cpu world=1 plan=none target=torch2\n"
+    "input %x : f32[2,3] range(-1.0,1.0)\n"
+    "param %w : f32[2,3] range(-1.0,1.0)\n"
+    "param %s : f32[] range(-1.0,1.0)\n";
+
+std::string why(const std::string& body) { return why_not_vmappable(test::parse(kHead + body)); }
+
+TEST(Vmappable, APlainProgramIsTaken) {
+  EXPECT_EQ(why("%1 : f32[2,3] = mul %x, %w\n"
+                "%2 : f32[2,3] = relu %1\n"
+                "return %2\n"),
+            "");
+}
+
+TEST(Vmappable, ItemOfABatchedValueIsRefusedAndOfAParamTaken) {
+  EXPECT_EQ(why("%1 : f32[2,3] = mul %x, item(%s)\n"
+                "return %1\n"),
+            "");
+  EXPECT_NE(why("%1 : f32[] = sum %x\n"
+                "%2 : f32[2,3] = mul %w, item(%1)\n"
+                "return %2\n"),
+            "");
+}
+
+TEST(Vmappable, AnInPlaceWriteOfABatchedValueIntoAParamIsRefused) {
+  EXPECT_EQ(why("%1 : f32[2,3] = clone %x\n"
+                "%2 : f32[2,3] = add_ %1, %w\n"
+                "return %2\n"),
+            "")
+      << "a param written into a batched value";
+  EXPECT_NE(why("%1 : f32[2,3] = clone %w\n"
+                "%2 : f32[2,3] = add_ %1, %x\n"
+                "return %2\n")
+                .find("in-place add_"),
+            std::string::npos);
+}
+
+TEST(Vmappable, ControlFlowOnABatchedValueIsRefused) {
+  // A Python `if` on a param's value, and a Python for loop, are plain Python.
+  EXPECT_EQ(why("%1 : f32[] = sum %w\n"
+                "%2 : bool[] = gt %1, 0.0\n"
+                "%3 : f32[2,3] = if cond=%2 {\n"
+                "  %4 : f32[2,3] = mul %x, %w\n"
+                "  yield %4\n"
+                "} else {\n"
+                "  yield %x\n"
+                "}\n"
+                "%5 : f32[2,3] = loop n=2, carry=[%3] (%k : f32[2,3]) {\n"
+                "  %6 : f32[2,3] = tanh %k\n"
+                "  yield %6\n"
+                "}\n"
+                "return %5\n"),
+            "");
+  EXPECT_EQ(why("%1 : f32[] = sum %x\n"
+                "%2 : bool[] = gt %1, 0.0\n"
+                "%3 : f32[2,3] = if cond=%2 {\n"
+                "  yield %x\n"
+                "} else {\n"
+                "  yield %w\n"
+                "}\n"
+                "return %3\n"),
+            "an if on a batched value");
+}
+
+TEST(Vmappable, ALoopCarryBecomesBatchedWhenItsNextValueIs) {
+  // The carry starts as a param and is written in place with a batched value
+  // in the first iteration: vmap refuses that write.
+  EXPECT_NE(why("%1 : f32[2,3] = clone %w\n"
+                "%2 : f32[2,3] = loop n=2, carry=[%1] (%k : f32[2,3]) {\n"
+                "  %3 : f32[2,3] = mul_ %k, %x\n"
+                "  yield %3\n"
+                "}\n"
+                "return %2\n"),
+            "");
+  // Its next value is batched: the loop's result is, and a write into a
+  // param of that result is refused after it.
+  EXPECT_NE(why("%1 : f32[2,3] = clone %w\n"
+                "%2 : f32[2,3] = loop n=2, carry=[%1] (%k : f32[2,3]) {\n"
+                "  %3 : f32[2,3] = mul %k, %x\n"
+                "  yield %3\n"
+                "}\n"
+                "%4 : f32[2,3] = clone %w\n"
+                "%5 : f32[2,3] = copy_ %4, %2\n"
+                "return %5\n"),
+            "");
+}
+
+TEST(Vmappable, TrainingAndDrawingRandomOpsAreRefused) {
+  EXPECT_NE(why("%1 : f32[2,3] = dropout %x, 0.5, true\n"
+                "return %1\n"),
+            "");
+  EXPECT_EQ(why("%1 : f32[2,3] = dropout %x, 0.5, false\n"
+                "return %1\n"),
+            "")
+      << "dropout in eval mode draws nothing";
+}
+
+TEST(Vmappable, ShareOfGeneratedInferenceProgramsOverManySeeds) {
+  GenPolicy policy;
+  policy.target = Target::torch2;
+  policy.p_training = 0;
+  int taken = 0;
+  const int n = 600;
+  for (int seed = 0; seed < n; ++seed) taken += why_not_vmappable(generate_program(policy, seed)).empty();
+  // About a quarter at today's defaults (data-dependent sizes, .item() and
+  // _foreach ops take most of the rest); the vmap runners need enough.
+  EXPECT_GT(taken, n / 8);
+  EXPECT_LT(taken, n);
+}
+
+}  // namespace
+}  // namespace dlfuzz
