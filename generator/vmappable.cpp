@@ -100,6 +100,10 @@ struct Batching {
     if (s->subscript || out_of_place_name(n.op) == "index_put")
       for (int id : o.ids)
         if (is(id) && p.type(id).dtype == DType::b8) return "a batched boolean mask in " + n.op;
+    // clone(memory_format=channels_last) of a batched value is "NYI" in vmap.
+    for (const auto& a : n.args)
+      if (const auto* m = std::get_if<MemFormat>(&a.value); m && *m == MemFormat::channels_last && any)
+        return "channels_last memory_format of a batched value in " + n.op;
     // The written tensor is the first operand; writing a batched value into
     // an unbatched one would need a batch dim it lacks.
     if (s->inplace && !o.ids.empty() && !is(o.ids[0]) && any)
@@ -112,6 +116,11 @@ struct Batching {
 
 std::string why_not_vmappable(const Program& p) {
   if (p.is_training()) return "a training program";
+  // Autocast's casts are not applied inside vmap's batching rules: a conv,
+  // linear or trace computes in another dtype than without vmap (pytorch#192617,
+  // open; corpus/bugs/vmap-autocast-conv-float32.dlf). Left out until fixed, so
+  // that this one gap is not found again on every op it reaches.
+  if (p.autocast) return "autocast (pytorch#192617: not applied inside vmap's batching rules)";
   if (p.plan.world > 1) return "a program over ranks";
   Batching b{p, {}};
   for (const auto& in : p.inputs)

@@ -9,7 +9,8 @@
 namespace dlfuzz {
 
 // Empty if the program can be vmapped, else why not: a training program or
-// one over ranks, a higher-order op (torch.cond, scan, while_loop,
+// one over ranks, under autocast (a known gap, pytorch#192617), a channels_last
+// memory_format of a batched value, a higher-order op (torch.cond, scan, while_loop,
 // flex_attention), a random op that draws, an op over tensor lists
 // (_foreach_*), a Python `if` on a batched value, a batched boolean mask in a
 // subscript, a data-dependent size or a Python number (`.item()`) of a

@@ -102,6 +102,25 @@ TEST(Vmappable, ALoopCarryBecomesBatchedWhenItsNextValueIs) {
             "");
 }
 
+TEST(Vmappable, AutocastAndAChannelsLastCloneOfABatchedValueAreLeftOut) {
+  std::string head = kHead;
+  head.replace(head.find("target=torch2"), 13, "target=torch2 autocast=bf16");
+  EXPECT_NE(why_not_vmappable(test::parse(head + "%1 : f32[2,3] = relu %x\nreturn %1\n")).find("pytorch#192617"),
+            std::string::npos);
+  const std::string nchw =
+      "dlfuzz 1 seed=1 policy=0000000000000000 mode=infer device=cpu world=1 plan=none target=torch2\n"
+      "input %x : f32[1,2,3,3] range(-1.0,1.0)\n"
+      "param %w : f32[1,2,3,3] range(-1.0,1.0)\n";
+  EXPECT_NE(why_not_vmappable(test::parse(nchw + "%1 : f32[1,2,3,3] = clone %x, memory_format=channels_last\n"
+                                                 "return %1\n")),
+            "");
+  EXPECT_EQ(why_not_vmappable(test::parse(nchw + "%1 : f32[1,2,3,3] = clone %w, memory_format=channels_last\n"
+                                                 "%2 : f32[1,2,3,3] = add %1, %x\n"
+                                                 "return %2\n")),
+            "")
+      << "a param's";
+}
+
 TEST(Vmappable, TrainingAndDrawingRandomOpsAreRefused) {
   EXPECT_NE(why("%1 : f32[2,3] = dropout %x, 0.5, true\n"
                 "return %1\n"),
