@@ -1036,10 +1036,12 @@ def main(meta, fn):
                      inductor_knobs(meta.seed) if args.knobs else None)
             if knobs:
                 say("inductor config:", knobs_text(knobs))
-            compiled_fn = (fn if step_backend and not args.compile_program else
-                           vmapped(meta, fn, None if args.backend == "eager" else
-                                   lambda f: compiled(f, args.backend, args.dynamic, options=knobs)) if args.vmap else
-                           compiled(fn, args.backend, args.dynamic, options=knobs))
+            if step_backend and not args.compile_program:
+                compiled_fn = fn
+            elif args.vmap:  # the batched function compiled (--backend eager: left as it is)
+                compiled_fn = vmapped(meta, fn, lambda f: compiled(f, args.backend, args.dynamic, options=knobs))
+            else:
+                compiled_fn = compiled(fn, args.backend, args.dynamic, options=knobs)
             if args.compiled_autograd:
                 compiled_fn = compiled_autograd(compiled_fn)
         got = run(meta, compiled_fn, step_backend, crossref=args.backend == "crossref")

@@ -237,6 +237,17 @@ def dynamic_rung(fn, backend):
     return rt.capture_data_dependent(torch_compile(fn, backend=backend, dynamic=True))
 
 
+# The runners compiled with Inductor config knobs drawn from the program's seed
+# (dlfuzz_runtime.inductor_knobs): all four (None), or the N-th alone (N).
+KNOB_RUNNERS = {"inductor-knobs": None, "inductor-knobs-emulate": None,
+                **{f"inductor-knob-{n}": n for n in range(1, 5)}}
+
+
+def runner_knobs(runner, meta):
+    """The knobs a runner of KNOB_RUNNERS compiles this program with."""
+    return rt.inductor_knobs(meta.seed, only=KNOB_RUNNERS[runner])
+
+
 # The Python rows of the runner table (runners/Runners.def; a test checks that
 # the two agree): how each makes the function it calls.
 RUNNERS = {
@@ -253,15 +264,15 @@ RUNNERS = {
     "inductor-ca": lambda meta, fn: rt.compiled_autograd(torch_compile(fn)),
     # Passed as torch.compile's options: the backward, compiled at its first
     # call, gets them too (a config.patch around the call would not cover it).
-    "inductor-knobs": lambda meta, fn: torch_compile(fn, options=rt.inductor_knobs(meta.seed)),
+    "inductor-knobs": lambda meta, fn: torch_compile(fn, options=runner_knobs("inductor-knobs", meta)),
     # inductor-knobs' ladder: one of its four knobs alone (which one a finding needs).
-    **{f"inductor-knob-{n}": (lambda n: lambda meta, fn: torch_compile(
-        fn, options=rt.inductor_knobs(meta.seed, only=n)))(n) for n in range(1, 5)},
+    **{name: (lambda name: lambda meta, fn: torch_compile(fn, options=runner_knobs(name, meta)))(name)
+       for name in KNOB_RUNNERS if name.startswith("inductor-knob-")},
     # The program under torch.func.vmap (first sample against eager): eagerly, and compiled.
     "vmap": lambda meta, fn: rt.vmapped(meta, fn),
     "inductor-vmap": lambda meta, fn: rt.vmapped(meta, fn, compile=torch_compile),
     "inductor-knobs-emulate": lambda meta, fn: torch_compile(
-        fn, options={**rt.inductor_knobs(meta.seed), "emulate_precision_casts": True}),
+        fn, options={**runner_knobs("inductor-knobs-emulate", meta), "emulate_precision_casts": True}),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
         rt.capture_data_dependent(torch_compile(fn, dynamic=True))),
     "py-eager-resized": lambda meta, fn: fn,
@@ -371,11 +382,7 @@ def set_collective_timeout(timeout):
 def runner_config(runner, meta):
     """The compiler config a runner drew for this program ("" for one it
     always uses): the knobs of inductor-knobs and its rungs."""
-    if runner.startswith("inductor-knobs"):
-        return rt.knobs_text(rt.inductor_knobs(meta.seed))
-    if runner.startswith("inductor-knob-"):
-        return rt.knobs_text(rt.inductor_knobs(meta.seed, only=int(runner.rsplit("-", 1)[1])))
-    return ""
+    return rt.knobs_text(runner_knobs(runner, meta)) if runner in KNOB_RUNNERS else ""
 
 
 def new_result(runner, **fields):
