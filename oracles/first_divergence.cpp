@@ -136,9 +136,11 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
       runs[f.test_runner] = ex.run(q, {spec->reference(q), spec->fp64_reference(q), f.test_runner});
     const auto& r = runs[f.test_runner];
     const RunResult &ref = r.at(0), &fp64 = r.at(1), &test = r.at(2);
-    // A resized runner (inductor-dynamic) reports q's outputs once per batch size.
+    // A resized runner (inductor-dynamic) reports q's outputs once per batch
+    // size; a jvp runner reports them, then their tangents.
     const size_t m = q.body.yields.size();
     const size_t sizes = ref.outputs.size() / m;
+    const bool jvp = spec->reference(q) == "py-eager-jvp";
     if (!ref.ok() || !test.ok() || sizes == 0 || ref.outputs.size() != sizes * m ||
         test.outputs.size() != ref.outputs.size()) {
       const RunResult& bad = !ref.ok() ? ref : test;
@@ -174,8 +176,8 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
       if (diff.empty()) continue;
       const Node* n = node_of(q, observed[i]);
       f.first_op = n ? n->op : "";
-      f.first_op_detail = (n ? describe_node(q, *n) : "%" + q.values.at(observed[i]).name) +
-                          (offset ? " (batch resized)" : "") + ": " + diff;
+      const char* which_copy = !offset ? "" : jvp ? " (its tangent)" : " (batch resized)";
+      f.first_op_detail = (n ? describe_node(q, *n) : "%" + q.values.at(observed[i]).name) + which_copy + ": " + diff;
       if (n && !offset && near_tie(q, *n, ref, test, k)) {
         f.first_op = kNearTie;
         f.first_op_detail +=

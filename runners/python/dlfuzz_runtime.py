@@ -717,6 +717,178 @@ def vmapped(meta, fn, compile=None):
     return call
 
 
+def forward_mode(meta, fn, compile=None):
+    """fn through forward-mode AD, as the jvp and inductor-jvp runners (and the
+    repro's --jvp) call it: torch.func.jvp with a tangent u for the
+    floating-point arguments of a TANGENT_SETS set, returning fn's outputs
+    followed by their tangents (the directional derivative J·u, zeros for an
+    output no tangent reaches). Those are judged against reverse_mode_jvp, the
+    same J·u computed through backward formulas instead of forward ones.
+    `compile` (torch.compile) compiles the jvp call: Dynamo traces
+    torch.func.jvp. The set is chosen on the first call, eagerly (the first
+    that forward mode supports), so every runner uses the same."""
+    def of_args(*args_and_tangents):
+        n = len(args_and_tangents) // 2
+        args, tangents = args_and_tangents[:n], args_and_tangents[n:]
+        where = [i for i, t in enumerate(tangents) if t is not None]
+        if not where:  # no float argument
+            outs = tuple(fn(*args))
+            return outs, tuple(None for _ in outs)
+
+        def of_floats(*floats):
+            full = list(args)
+            for i, x in zip(where, floats):
+                full[i] = x
+            return tuple(fn(*full))
+        return torch.func.jvp(of_floats, tuple(args[i] for i in where), tuple(tangents[i] for i in where))
+    inner = compile(of_args) if compile else of_args
+    state = {}
+
+    def call(*args):
+        if "set" not in state:
+            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args)
+            torch.manual_seed(0)  # random ops draw again what the trial drew
+        outs, tangents = inner(*args, *jvp_tangents(meta, args, state["set"]))
+        return _dlfuzz_with_tangents(outs, tangents)
+    call.state = state
+    return call
+
+
+def reverse_mode_jvp(meta, fn):
+    """The jvp runners' reference: fn's outputs and J·u for the tangents u of
+    jvp_tangents, computed by reverse-mode AD twice (the double-vjp trick of
+    torch.autograd.functional.jvp: g(w) = Jᵀw is linear in w, and J·u is the
+    gradient of <g(w), u> with respect to w), so that each forward-mode
+    formula is checked against its op's backward formula. Forward mode runs
+    first and chooses the tangents as the jvp runners do: a program forward
+    mode supports with none of TANGENT_SETS fails here as it fails there,
+    and no runner is judged on it. Where an op has no double backward, J·u is
+    forward mode's own (the jvp runner is then judged on its outputs alone,
+    the compiled ones on everything)."""
+    forward = forward_mode(meta, fn)
+
+    def call(*args):
+        forward_outs = forward(*[a.clone() for a in args])  # a copy: fn may write into its arguments
+        torch.manual_seed(0)  # random ops draw again what they drew in forward mode
+        try:
+            outs, tangents = _dlfuzz_double_vjp(fn, args, jvp_tangents(meta, args, forward.state["set"]))
+        except Exception:  # no double backward for an op
+            return forward_outs
+        return _dlfuzz_with_tangents(outs, tangents)
+    return call
+
+
+def finite_difference_jvp(meta, fn, step=1e-6):
+    """The float64 twin of reverse_mode_jvp, which arbitrates where forward
+    and reverse mode disagree: fn's outputs and J·u by central differences,
+    (fn(x + step·u) - fn(x - step·u)) / 2·step, with the tangents the jvp
+    runners choose. It uses neither mode's formulas, so a wrong double
+    backward (pytorch#79705: layer_norm's with a bias and no weight) is not
+    put on forward mode. At a kink or jump the quotient means nothing, but
+    there it is read only where the two modes disagree."""
+    forward = forward_mode(meta, fn)
+
+    def call(*args):
+        forward(*[a.clone() for a in args])  # chooses the tangents (and fails where forward mode supports none)
+        tangents = jvp_tangents(meta, args, forward.state["set"])
+
+        def at(sign):
+            torch.manual_seed(0)  # random ops draw the same at every point
+            return tuple(fn(*[a.clone() if t is None else a + sign * step * t for a, t in zip(args, tangents)]))
+        plus, minus = at(1.0), at(-1.0)
+        torch.manual_seed(0)
+        outs = tuple(fn(*args))
+        quotients = [(p - m) / (2.0 * step) if o.is_floating_point() else None for o, p, m in zip(outs, plus, minus)]
+        return _dlfuzz_with_tangents(outs, quotients)
+    return call
+
+
+# Which float arguments get a tangent, tried in this order: the first that
+# forward mode supports is used. Parameters alone come last: an op without a
+# forward formula may read only data, and batch_norm's running statistics
+# (params here) may have no tangent.
+TANGENT_SETS = ("every float argument", "the float data inputs", "the float params")
+
+
+def jvp_tangents(meta, args, which=0):
+    """A tangent for each floating-point argument of TANGENT_SETS[which], None
+    for the others: values in [-1, 1) from a generator seeded per program, the
+    same in every runner (cast to the argument's dtype; the float64 twin's, as
+    its inputs, unrounded)."""
+    generator = torch.Generator().manual_seed(meta.seed + 1)
+    params = set(meta.params)
+    tangents = []
+    for i, a in enumerate(args):
+        if not a.is_floating_point():
+            tangents.append(None)
+            continue
+        u = torch.rand(a.shape, generator=generator, dtype=torch.float64).mul(2.0).sub(1.0)
+        chosen = which == 0 or (which == 1) == (i not in params)
+        tangents.append(u.to(device=a.device, dtype=a.dtype) if chosen else None)
+    return tangents
+
+
+def _dlfuzz_supported_tangent_set(meta, fn, args):
+    # The first of TANGENT_SETS (with a tangent at all) that forward mode runs
+    # eagerly on copies of args; where none does, the first one's error.
+    first_error = None
+    for which in range(len(TANGENT_SETS)):
+        tangents = jvp_tangents(meta, args, which)
+        if all(t is None for t in tangents):
+            continue
+        torch.manual_seed(0)
+        try:
+            forward_mode_trial = forward_mode(meta, fn)
+            forward_mode_trial.state["set"] = which
+            forward_mode_trial(*[a.clone() for a in args])
+            return which
+        except Exception as e:
+            first_error = first_error or e
+    if first_error is None:
+        return 0  # no float argument: every tangent is zero
+    raise first_error
+
+
+def _dlfuzz_with_tangents(outs, tangents):
+    # fn's outputs, then one tangent each: zeros for an output that is not
+    # floating point or that no tangent reaches (the same rule on every side).
+    outs = tuple(outs)
+    return outs + tuple(_dlfuzz_tangent_of(o, t) for o, t in zip(outs, tangents))
+
+
+def _dlfuzz_tangent_of(out, tangent):
+    if not out.is_floating_point() or tangent is None:
+        return torch.zeros_like(out)
+    # A float64 tangent of a float32 output is pytorch#90065 (open): forward
+    # mode's zero tangent of a Python scalar is a float64 tensor that is not a
+    # "wrapped number", so it wins type promotion against a 0-dim tangent
+    # (x + 0.5 for a 0-dim float32 x). One known bug that every program with
+    # such an add would show: its values are judged, in the output's dtype.
+    if tangent.dtype == torch.float64 and out.dtype != torch.float64:
+        return tangent.detach().to(out.dtype)
+    return tangent.detach()
+
+
+def _dlfuzz_double_vjp(fn, args, tangents):
+    with torch.enable_grad():
+        leaves = [a.detach().requires_grad_() if t is not None else a for a, t in zip(args, tangents)]
+        # fn gets copies: it may write into its arguments, which a leaf forbids
+        outs = tuple(fn(*[x.clone() if t is not None else x for x, t in zip(leaves, tangents)]))
+        wrt = [x for x, t in zip(leaves, tangents) if t is not None]
+        us = [t for t in tangents if t is not None]
+        reached = [i for i, o in enumerate(outs) if o.is_floating_point() and o.requires_grad]
+        result = [None] * len(outs)
+        if reached and wrt:
+            ws = [torch.zeros_like(outs[i], requires_grad=True) for i in reached]
+            gs = torch.autograd.grad([outs[i] for i in reached], wrt, ws, create_graph=True, allow_unused=True)
+            linear = [(g, u) for g, u in zip(gs, us) if g is not None and g.requires_grad]
+            if linear:
+                jus = torch.autograd.grad([g for g, _ in linear], ws, [u for _, u in linear], allow_unused=True)
+                for i, ju in zip(reached, jus):
+                    result[i] = ju
+    return tuple(o.detach() for o in outs), result
+
+
 def _dlfuzz_shuffled(t, generator):
     """t's values in another order (the same for every runner: the generator is seeded per program)."""
     flat = t.reshape(-1)
@@ -982,6 +1154,11 @@ def main(meta, fn):
                     help="run the program under torch.func.vmap, its data inputs batched with a second sample and"
                          " its params shared, and compare the first sample with eager (--backend eager: as dlfuzz's"
                          " vmap; inductor: torch.compile of the vmapped function, as inductor-vmap)")
+    ap.add_argument("--jvp", action="store_true",
+                    help="run the program through forward-mode AD (torch.func.jvp, a tangent for each float input)"
+                         " and compare its outputs and their tangents with the same directional derivatives"
+                         " computed by reverse mode twice (--backend eager: as dlfuzz's jvp; inductor:"
+                         " torch.compile of the jvp call, as inductor-jvp)")
     ap.add_argument("--compiled-autograd", action="store_true",
                     help="each forward and its backward under Compiled Autograd, the backward traced at run time"
                          " and compiled by Inductor (as dlfuzz's inductor-ca; training programs)")
@@ -1018,7 +1195,7 @@ def main(meta, fn):
     # Dynamo and run eagerly, whose step count is a float32 tensor as the
     # compiled one's is. --dump-json writes plain eager's results.
     traced_step = step_backend and step_backend != "eager" and not args.dump_json
-    ref = run(meta, fn, "eager" if traced_step else None)
+    ref = run(meta, reverse_mode_jvp(meta, fn) if args.jvp else fn, "eager" if traced_step else None)
     if args.dump_json:
         dumps = _dlfuzz_gather_objects(to_json(ref))
         if rank == 0:
@@ -1040,6 +1217,8 @@ def main(meta, fn):
                 compiled_fn = fn
             elif args.vmap:  # the batched function compiled (--backend eager: left as it is)
                 compiled_fn = vmapped(meta, fn, lambda f: compiled(f, args.backend, args.dynamic, options=knobs))
+            elif args.jvp:  # the jvp call compiled (--backend eager: left as it is)
+                compiled_fn = forward_mode(meta, fn, lambda f: compiled(f, args.backend, args.dynamic, options=knobs))
             else:
                 compiled_fn = compiled(fn, args.backend, args.dynamic, options=knobs)
             if args.compiled_autograd:

@@ -36,6 +36,12 @@ Runners:
   vmap              the program under torch.func.vmap, data inputs batched with a second
                     sample, params shared; the first sample compared with py-eager
   inductor-vmap     torch.compile of that vmapped function (Dynamo traces vmap)
+  jvp               the program through forward-mode AD (torch.func.jvp, a tangent for every
+                    float input): its outputs and their tangents, compared with py-eager-jvp
+  inductor-jvp      torch.compile of that jvp call (Dynamo traces torch.func.jvp)
+  py-eager-jvp      the outputs and the same directional derivatives by reverse mode twice
+                    (double vjp): the jvp runners' reference
+  py-eager64-jvp    its float64 twin: the outputs and central differences (fn(x+hu)-fn(x-hu))/2h
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
@@ -271,6 +277,13 @@ RUNNERS = {
     # The program under torch.func.vmap (first sample against eager): eagerly, and compiled.
     "vmap": lambda meta, fn: rt.vmapped(meta, fn),
     "inductor-vmap": lambda meta, fn: rt.vmapped(meta, fn, compile=torch_compile),
+    # The program through forward-mode AD (torch.func.jvp), eagerly and compiled,
+    # against J·u computed by reverse mode (py-eager-jvp), arbitrated by central
+    # differences in float64 (py-eager64-jvp).
+    "py-eager-jvp": lambda meta, fn: rt.reverse_mode_jvp(meta, fn),
+    "py-eager64-jvp": lambda meta, fn: rt.finite_difference_jvp(meta, fn),
+    "jvp": lambda meta, fn: rt.forward_mode(meta, fn),
+    "inductor-jvp": lambda meta, fn: rt.forward_mode(meta, fn, compile=torch_compile),
     "inductor-knobs-emulate": lambda meta, fn: torch_compile(
         fn, options={**runner_knobs("inductor-knobs-emulate", meta), "emulate_precision_casts": True}),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
@@ -305,6 +318,10 @@ RUNNERS = {
     "fault-inductor-lowering": lambda meta, fn: planted_faults.planted_lowering(fn, torch_compile),
     "fault-inductor-unfused": lambda meta, fn: planted_faults.planted_unfused(fn, torch_compile),
 }
+
+
+# The float64 twins: their function is the float64 source (load()).
+FLOAT64_RUNNERS = ("py-eager64", "py-eager64-resized", "py-eager64-step", "py-eager64-jvp")
 
 
 # Runners that compile the optimizer step, with this backend, and run the
@@ -404,7 +421,7 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
     t0 = time.perf_counter()
     stage = "setup"
     try:
-        meta, program_fn = load(program, runner in ("py-eager64", "py-eager64-resized", "py-eager64-step"))
+        meta, program_fn = load(program, runner in FLOAT64_RUNNERS)
         stage = "compile"
         timing.reset_counters()
         fn = compiled_fn(runner, meta, program_fn)

@@ -293,6 +293,85 @@ class Run(unittest.TestCase):
         self.assertFalse(torch.equal(other, x), "in another order")
         torch._dynamo.reset()
 
+    @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
+    def test_forward_mode_gives_the_outputs_and_their_tangents_that_reverse_mode_gives(self):
+        # jvp and inductor-jvp against their reference: the outputs, then J·u
+        # for each, by forward mode (eagerly and compiled) and by reverse mode
+        # twice; an integer output's tangent is zeros. Arithmetic only (Sleef,
+        # as above).
+        def fn(x0, w0, i0):
+            y = torch.matmul(x0 * x0, w0)
+            return (torch.relu(y), x0.sum(), i0 + 1)
+        m = meta([X, W, ([2], torch.int64, "uniform", 0.0, 5.0, "contiguous", -1, 0)], params=[1])
+        want = rt.run(m, rt.reverse_mode_jvp(m, fn))["outputs"]
+        self.assertEqual(len(want), 6, "three outputs, then three tangents")
+        x, w = rt.build_inputs(m)[:2]
+        u = rt.jvp_tangents(m, rt.build_inputs(m))
+        self.assertIsNone(u[2], "no tangent for an integer input")
+        y = torch.matmul(x * x, w)
+        by_hand = (torch.matmul(2 * x * u[0], w) + torch.matmul(x * x, u[1])) * (y > 0)
+        self.assertTrue(torch.allclose(want[3], by_hand, rtol=1e-5, atol=1e-6))
+        self.assertTrue(torch.allclose(want[4], u[0].sum(), rtol=1e-5, atol=1e-6))
+        self.assertTrue(torch.equal(want[5], torch.zeros(2, dtype=torch.int64)))
+        for compile in (None, torch.compile):
+            torch._dynamo.reset()
+            got = rt.run(m, rt.forward_mode(m, fn, compile=compile))["outputs"]
+            for a, b in zip(want, got):
+                self.assertEqual((a.shape, a.dtype), (b.shape, b.dtype))
+                self.assertTrue(torch.allclose(a, b, rtol=1e-5, atol=1e-6))
+        torch._dynamo.reset()
+
+    @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
+    def test_a_float64_tangent_of_a_float32_output_is_judged_in_its_dtype(self):
+        # pytorch#90065 (open): x + 0.5 of a 0-dim float32 x has a float64
+        # tangent under torch.func.jvp. The jvp runners judge its values in
+        # the output's dtype; should PyTorch fix it, the first check says so.
+        x = torch.zeros(())
+        _, tangent = torch.func.jvp(lambda x: x + 0.5, (x,), (torch.ones(()),))
+        self.assertEqual(tangent.dtype, torch.float64, "fixed upstream? then _dlfuzz_tangent_of's cast can go")
+
+        def fn(x0):
+            return (x0 + 0.5,)
+        m = meta([([], torch.float32, "uniform", -2.0, 2.0, "contiguous", -1, 0)])
+        got = rt.run(m, rt.forward_mode(m, fn))["outputs"]
+        self.assertEqual([t.dtype for t in got], [torch.float32, torch.float32])
+        want = rt.run(m, rt.reverse_mode_jvp(m, fn))["outputs"]
+        self.assertTrue(torch.equal(got[1], want[1]))
+
+    @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
+    def test_finite_differences_give_the_tangents_forward_mode_gives(self):
+        # py-eager64-jvp: central differences in float64, the arbiter.
+        def fn(x0, w0):
+            return (torch.tanh(torch.matmul(x0, w0)) * x0.sum(),)
+        m = meta([X, W], params=[1], float64=True)
+        want = rt.run(m, rt.forward_mode(m, fn))["outputs"]
+        got = rt.run(m, rt.finite_difference_jvp(m, fn))["outputs"]
+        self.assertEqual(got[1].dtype, torch.float64)
+        self.assertTrue(torch.allclose(want[1], got[1], rtol=1e-7, atol=1e-8))
+
+    @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
+    def test_forward_mode_takes_the_first_tangent_set_it_supports(self):
+        # batch_norm refuses a tangent on its running statistics (params here):
+        # every runner then gives tangents to the data inputs alone; an op with
+        # no forward formula on the data fails the reference as it fails jvp.
+        stats = ([3], torch.float32, "uniform", 0.5, 1.5, "contiguous", -1, 0)
+
+        def norm(x0, w0, w1):
+            return (torch.nn.functional.batch_norm(x0, w0, w1, training=False),)
+        m = meta([X, stats, stats], params=[1, 2])
+        forward = rt.forward_mode(m, norm)
+        got = rt.run(m, forward)["outputs"]
+        self.assertEqual(rt.TANGENT_SETS[forward.state["set"]], "the float data inputs")
+        want = rt.run(m, rt.reverse_mode_jvp(m, norm))["outputs"]
+        for a, b in zip(want, got):
+            self.assertTrue(torch.allclose(a, b, rtol=1e-5, atol=1e-6))
+        self.assertFalse(torch.equal(got[1], torch.zeros_like(got[1])), "the data's tangent reaches the output")
+
+        def floor_div(x0, w0, w1):
+            return (torch.floor_divide(x0, w0) + w1,)
+        with self.assertRaises(NotImplementedError):
+            rt.run(m, rt.reverse_mode_jvp(m, floor_div))
+
     @unittest.skipUnless(hasattr(torch, "compile"), "torch.compile needs PyTorch 2.x")
     def test_inductor_knobs_are_configs_drawn_from_the_seed_and_compile_together(self):
         # inductor-knobs: every knob is a config of this PyTorch with a value
