@@ -766,6 +766,55 @@ def rank_main(args):
         write_frame(pickle.dumps(result), res_fd)
 
 
+# Runners through forward-mode AD. A failed compile of a torch.func.jvp call
+# can leave the process unable to run forward mode at all (a first jvp
+# campaign lost 10,239 programs so: every later reference raised _make_dual's
+# internal assert, pytorch#197090's), so after a request with one, a worker
+# whose forward mode no longer runs exits, and dlfuzz starts a fresh one.
+FORWARD_MODE_RUNNERS = ("py-eager-jvp", "py-eager64-jvp", "jvp", "inductor-jvp")
+
+
+def forward_mode_works():
+    if not hasattr(torch, "func"):  # torch 1.x: no forward-mode runner ran here
+        return True
+    try:
+        x = torch.ones(2)
+        torch.func.jvp(torch.sin, (x,), (x,))
+        return True
+    except Exception:
+        return False
+
+
+def run_request(req, pool):
+    """One program's request: its runners' results written as they come. Returns
+    the rank pool to keep (None: none, or one that must not be reused)."""
+    program = req["python_program"]
+    world, plan = int(program["world"]), program["plan"]
+    param_shards = [int(program["inputs"][i][6]) for i in program["params"]]
+    warmup = int(req.get("warmup", 3))
+    timed_calls, profile_dir = int(req.get("timed_calls", 0)), req.get("profile_dir", "")
+    if int(req.get("pairs", 0)) > 0:
+        for result in run_paired(req["runners"], program, warmup, int(req["pairs"]), profile_dir):
+            write_frame(encode(result))
+        return pool
+    for runner in req["runners"]:
+        if world == 1:
+            write_frame(encode(run_one(runner, program, warmup, timed_calls, profile_dir)))
+            continue
+        if pool is not None and pool.world != world:
+            pool.close()
+            pool = None
+        if pool is None:
+            pool = RankPool(world)
+        ranks = pool.run(runner, program, warmup, timed_calls)
+        result = fold(runner, plan, param_shards, ranks)
+        if result["status"] != "ok":  # a collective may be left half done
+            pool.close()
+            pool = None
+        write_frame(encode(result))
+    return pool
+
+
 def main():
     configure_torch()
     pool = None
@@ -781,31 +830,11 @@ def main():
             if req.get("python_batch"):
                 for result in run_batch(req["python_batch"], req["runners"], int(req.get("warmup", 3))):
                     write_frame(encode(result))
-                continue
-            program = req["python_program"]
-            world, plan = int(program["world"]), program["plan"]
-            param_shards = [int(program["inputs"][i][6]) for i in program["params"]]
-            warmup = int(req.get("warmup", 3))
-            timed_calls, profile_dir = int(req.get("timed_calls", 0)), req.get("profile_dir", "")
-            if int(req.get("pairs", 0)) > 0:
-                for result in run_paired(req["runners"], program, warmup, int(req["pairs"]), profile_dir):
-                    write_frame(encode(result))
-                continue
-            for runner in req["runners"]:
-                if world == 1:
-                    write_frame(encode(run_one(runner, program, warmup, timed_calls, profile_dir)))
-                    continue
-                if pool is not None and pool.world != world:
-                    pool.close()
-                    pool = None
-                if pool is None:
-                    pool = RankPool(world)
-                ranks = pool.run(runner, program, warmup, timed_calls)
-                result = fold(runner, plan, param_shards, ranks)
-                if result["status"] != "ok":  # a collective may be left half done
-                    pool.close()
-                    pool = None
-                write_frame(encode(result))
+            else:
+                pool = run_request(req, pool)
+            if any(r in FORWARD_MODE_RUNNERS for r in req["runners"]) and not forward_mode_works():
+                sys.stderr.write("dlfuzz worker: forward-mode AD no longer runs in this process; exiting\n")
+                return 0
     finally:
         if pool is not None:
             pool.close()

@@ -6,6 +6,7 @@ worker.run_batch) and its resized second call (worker.append_resized).
 import os
 import sys
 import unittest
+from unittest import mock
 
 import torch
 
@@ -180,6 +181,17 @@ class Resized(unittest.TestCase):
         self.assertEqual([list(t.shape) for t in got["outputs"]], [[5, 3]])
         resized = rt.resized_meta(meta)
         self.assertTrue(torch.equal(got["outputs"][0], rt.run(resized, fn)["outputs"][0]))
+
+class ForwardModeProbe(unittest.TestCase):
+    @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
+    def test_a_worker_whose_forward_mode_fails_says_so(self):
+        # main() exits after a forward-mode request when this is False, and
+        # dlfuzz starts a fresh worker for the next request.
+        self.assertTrue(worker.forward_mode_works())
+        with mock.patch.object(torch.func, "jvp", side_effect=RuntimeError("INTERNAL ASSERT FAILED")):
+            self.assertFalse(worker.forward_mode_works())
+        self.assertTrue(set(worker.FORWARD_MODE_RUNNERS) <= set(worker.RUNNERS))
+
 
 if __name__ == "__main__":
     unittest.main()
