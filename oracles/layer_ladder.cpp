@@ -47,7 +47,8 @@ bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.ora
 // together; inductor-vmap climbs through vmap (eager batching rules) and
 // plain Inductor: what neither shows is the compiled vmap's; inductor-jvp
 // climbs through jvp (eager forward-mode AD) and plain Inductor: what neither
-// shows is the compiled jvp's. export-decomp and export-serde climb
+// shows is the compiled jvp's; jacfwd climbs to jvp: what that does not
+// show is vmap's batching of the forward formulas. export-decomp and export-serde climb
 // to export: what that does not show is the core ATen decompositions' or the
 // .pt2 round trip's; aoti climbs export and export-decomp and
 // then Inductor through torch.compile: what none shows is AOTInductor's.
@@ -78,6 +79,7 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
         "Inductor config knobs (together)"}},
       {"inductor-vmap", {{"vmap", "inductor"}, "torch.compile of vmap"}},
       {"inductor-jvp", {{"jvp", "inductor"}, "torch.compile of jvp"}},
+      {"jacfwd", {{"jvp"}, "forward-mode AD under vmap (jacfwd)"}},
       {"export-decomp", {{"export"}, "torch.export decompositions (core ATen)"}},
       {"export-serde", {{"export"}, "torch.export serialization"}},
       {"aoti", {{"export", "export-decomp", "inductor"}, "AOTInductor"}},

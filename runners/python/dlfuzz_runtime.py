@@ -717,7 +717,7 @@ def vmapped(meta, fn, compile=None):
     return call
 
 
-def forward_mode(meta, fn, compile=None):
+def forward_mode(meta, fn, compile=None, batched=False):
     """fn through forward-mode AD, as the jvp and inductor-jvp runners (and the
     repro's --jvp) call it: torch.func.jvp with a tangent u for the
     floating-point arguments of a TANGENT_SETS set, returning fn's outputs
@@ -725,8 +725,13 @@ def forward_mode(meta, fn, compile=None):
     output no tangent reaches). Those are judged against reverse_mode_jvp, the
     same J·u computed through backward formulas instead of forward ones.
     `compile` (torch.compile) compiles the jvp call: Dynamo traces
-    torch.func.jvp. The set is chosen on the first call, eagerly (the first
-    that forward mode supports), so every runner uses the same."""
+    torch.func.jvp. `batched` (the jacfwd runner) calls jvp under
+    torch.func.vmap over a batch of two tangents, u and its values in another
+    order, as torch.func.jacfwd computes a Jacobian (a batch of basis
+    tangents): the forward formulas through vmap's batching rules, the
+    primals unbatched; the first sample is J·u. The set is chosen on the
+    first call, eagerly (the first that forward mode supports), so every
+    runner uses the same."""
     def of_args(*args_and_tangents):
         n = len(args_and_tangents) // 2
         args, tangents = args_and_tangents[:n], args_and_tangents[n:]
@@ -740,7 +745,15 @@ def forward_mode(meta, fn, compile=None):
             for i, x in zip(where, floats):
                 full[i] = x
             return tuple(fn(*full))
-        return torch.func.jvp(of_floats, tuple(args[i] for i in where), tuple(tangents[i] for i in where))
+        primals = tuple(args[i] for i in where)
+
+        def jvp_of(*ts):
+            return torch.func.jvp(of_floats, primals, ts)
+        if not batched:
+            return jvp_of(*[tangents[i] for i in where])
+        # randomness="same": a random op draws once for the batch, what eager draws
+        outs, tangent_batches = torch.func.vmap(jvp_of, randomness="same")(*[tangents[i] for i in where])
+        return tuple(o[0] for o in outs), tuple(t[0] for t in tangent_batches)
     inner = compile(of_args) if compile else of_args
     state = {}
 
@@ -748,7 +761,11 @@ def forward_mode(meta, fn, compile=None):
         if "set" not in state:
             state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args)
             torch.manual_seed(0)  # random ops draw again what the trial drew
-        outs, tangents = inner(*args, *jvp_tangents(meta, args, state["set"]))
+        tangents = jvp_tangents(meta, args, state["set"])
+        if batched:
+            order = torch.Generator().manual_seed(meta.seed + 2)
+            tangents = [None if t is None else torch.stack([t, _dlfuzz_shuffled(t, order)]) for t in tangents]
+        outs, tangents = inner(*args, *tangents)
         return _dlfuzz_with_tangents(outs, tangents)
     call.state = state
     return call
@@ -1158,7 +1175,8 @@ def main(meta, fn):
                     help="run the program through forward-mode AD (torch.func.jvp, a tangent for each float input)"
                          " and compare its outputs and their tangents with the same directional derivatives"
                          " computed by reverse mode twice (--backend eager: as dlfuzz's jvp; inductor:"
-                         " torch.compile of the jvp call, as inductor-jvp)")
+                         " torch.compile of the jvp call, as inductor-jvp; with --vmap, jvp under vmap over a batch"
+                         " of tangents, as torch.func.jacfwd computes it and dlfuzz's jacfwd runs it)")
     ap.add_argument("--compiled-autograd", action="store_true",
                     help="each forward and its backward under Compiled Autograd, the backward traced at run time"
                          " and compiled by Inductor (as dlfuzz's inductor-ca; training programs)")
@@ -1215,10 +1233,11 @@ def main(meta, fn):
                 say("inductor config:", knobs_text(knobs))
             if step_backend and not args.compile_program:
                 compiled_fn = fn
+            elif args.jvp:  # the jvp call compiled (--backend eager: left as it is); --vmap: jacfwd's batch
+                compiled_fn = forward_mode(meta, fn, lambda f: compiled(f, args.backend, args.dynamic, options=knobs),
+                                           batched=args.vmap)
             elif args.vmap:  # the batched function compiled (--backend eager: left as it is)
                 compiled_fn = vmapped(meta, fn, lambda f: compiled(f, args.backend, args.dynamic, options=knobs))
-            elif args.jvp:  # the jvp call compiled (--backend eager: left as it is)
-                compiled_fn = forward_mode(meta, fn, lambda f: compiled(f, args.backend, args.dynamic, options=knobs))
             else:
                 compiled_fn = compiled(fn, args.backend, args.dynamic, options=knobs)
             if args.compiled_autograd:

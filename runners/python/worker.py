@@ -39,6 +39,8 @@ Runners:
   jvp               the program through forward-mode AD (torch.func.jvp, a tangent for every
                     float input): its outputs and their tangents, compared with py-eager-jvp
   inductor-jvp      torch.compile of that jvp call (Dynamo traces torch.func.jvp)
+  jacfwd            jvp under vmap over a batch of two tangents, as torch.func.jacfwd computes
+                    (forward formulas through batching rules); the first sample against py-eager-jvp
   py-eager-jvp      the outputs and the same directional derivatives by reverse mode twice
                     (double vjp): the jvp runners' reference
   py-eager64-jvp    its float64 twin: the outputs and central differences (fn(x+hu)-fn(x-hu))/2h
@@ -284,6 +286,7 @@ RUNNERS = {
     "py-eager64-jvp": lambda meta, fn: rt.finite_difference_jvp(meta, fn),
     "jvp": lambda meta, fn: rt.forward_mode(meta, fn),
     "inductor-jvp": lambda meta, fn: rt.forward_mode(meta, fn, compile=torch_compile),
+    "jacfwd": lambda meta, fn: rt.forward_mode(meta, fn, batched=True),
     "inductor-knobs-emulate": lambda meta, fn: torch_compile(
         fn, options={**runner_knobs("inductor-knobs-emulate", meta), "emulate_precision_casts": True}),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
@@ -771,7 +774,7 @@ def rank_main(args):
 # campaign lost 10,239 programs so: every later reference raised _make_dual's
 # internal assert, pytorch#197090's), so after a request with one, a worker
 # whose forward mode no longer runs exits, and dlfuzz starts a fresh one.
-FORWARD_MODE_RUNNERS = ("py-eager-jvp", "py-eager64-jvp", "jvp", "inductor-jvp")
+FORWARD_MODE_RUNNERS = ("py-eager-jvp", "py-eager64-jvp", "jvp", "inductor-jvp", "jacfwd")
 
 
 def forward_mode_works():

@@ -295,10 +295,10 @@ class Run(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
     def test_forward_mode_gives_the_outputs_and_their_tangents_that_reverse_mode_gives(self):
-        # jvp and inductor-jvp against their reference: the outputs, then J·u
-        # for each, by forward mode (eagerly and compiled) and by reverse mode
-        # twice; an integer output's tangent is zeros. Arithmetic only (Sleef,
-        # as above).
+        # jvp, inductor-jvp and jacfwd against their reference: the outputs, then
+        # J·u for each, by forward mode (eagerly, compiled, and under vmap over a
+        # batch of tangents) and by reverse mode twice; an integer output's
+        # tangent is zeros. Arithmetic only (Sleef, as above).
         def fn(x0, w0, i0):
             y = torch.matmul(x0 * x0, w0)
             return (torch.relu(y), x0.sum(), i0 + 1)
@@ -313,9 +313,9 @@ class Run(unittest.TestCase):
         self.assertTrue(torch.allclose(want[3], by_hand, rtol=1e-5, atol=1e-6))
         self.assertTrue(torch.allclose(want[4], u[0].sum(), rtol=1e-5, atol=1e-6))
         self.assertTrue(torch.equal(want[5], torch.zeros(2, dtype=torch.int64)))
-        for compile in (None, torch.compile):
+        for compile, batched in ((None, False), (torch.compile, False), (None, True)):
             torch._dynamo.reset()
-            got = rt.run(m, rt.forward_mode(m, fn, compile=compile))["outputs"]
+            got = rt.run(m, rt.forward_mode(m, fn, compile=compile, batched=batched))["outputs"]
             for a, b in zip(want, got):
                 self.assertEqual((a.shape, a.dtype), (b.shape, b.dtype))
                 self.assertTrue(torch.allclose(a, b, rtol=1e-5, atol=1e-6))
