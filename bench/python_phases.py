@@ -181,9 +181,10 @@ def batch_as_before():
     batching.nested_breaks = contextlib.nullcontext
 
 
-def make_programs(dlfuzz, seed, count, target, out, device="cpu"):
+def make_programs(dlfuzz, seed, count, target, out, device="cpu", policy=None):
+    policy_flag = ["--policy", policy] if policy else []
     subprocess.run([dlfuzz, "gen", "--seed", str(seed), "--count", str(count), "--target", target,
-                    "--device", device, "-o", out],
+                    "--device", device, "-o", out, *policy_flag],
                    check=True, stdout=subprocess.DEVNULL)
     files = []
     for name in sorted(os.listdir(out)):

@@ -776,21 +776,27 @@ def reverse_mode_jvp(meta, fn):
     jvp_tangents, computed by reverse-mode AD twice (the double-vjp trick of
     torch.autograd.functional.jvp: g(w) = Jᵀw is linear in w, and J·u is the
     gradient of <g(w), u> with respect to w), so that each forward-mode
-    formula is checked against its op's backward formula. Forward mode runs
-    first and chooses the tangents as the jvp runners do: a program forward
-    mode supports with none of TANGENT_SETS fails here as it fails there,
+    formula is checked against its op's backward formula. The tangents are
+    chosen as the jvp runners choose them, on the first call: a program
+    forward mode supports with none of TANGENT_SETS fails here as it fails there,
     and no runner is judged on it. Where an op has no double backward, J·u is
     forward mode's own (the jvp runner is then judged on its outputs alone,
     the compiled ones on everything)."""
-    forward = forward_mode(meta, fn)
+    state = {}
 
     def call(*args):
-        forward_outs = forward(*[a.clone() for a in args])  # a copy: fn may write into its arguments
-        torch.manual_seed(0)  # random ops draw again what they drew in forward mode
+        if "set" not in state:  # the runners' choice, made once (raises where forward mode supports none)
+            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args)
+        tangents = jvp_tangents(meta, args, state["set"])
+        copies = [a.clone() for a in args]  # for the fallback: fn may write into its arguments
+        torch.manual_seed(0)  # random ops draw what they draw in forward mode
         try:
-            outs, tangents = _dlfuzz_double_vjp(fn, args, jvp_tangents(meta, args, forward.state["set"]))
+            outs, tangents = _dlfuzz_double_vjp(fn, args, tangents)
         except Exception:  # no double backward for an op
-            return forward_outs
+            forward = forward_mode(meta, fn)
+            forward.state["set"] = state["set"]
+            torch.manual_seed(0)
+            return forward(*copies)
         return _dlfuzz_with_tangents(outs, tangents)
     return call
 
@@ -803,11 +809,12 @@ def finite_difference_jvp(meta, fn, step=1e-6):
     backward (pytorch#79705: layer_norm's with a bias and no weight) is not
     put on forward mode. At a kink or jump the quotient means nothing, but
     there it is read only where the two modes disagree."""
-    forward = forward_mode(meta, fn)
+    state = {}
 
     def call(*args):
-        forward(*[a.clone() for a in args])  # chooses the tangents (and fails where forward mode supports none)
-        tangents = jvp_tangents(meta, args, forward.state["set"])
+        if "set" not in state:  # the runners' choice, made once (raises where forward mode supports none)
+            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args)
+        tangents = jvp_tangents(meta, args, state["set"])
 
         def at(sign):
             torch.manual_seed(0)  # random ops draw the same at every point
