@@ -82,6 +82,45 @@ int reads_eager_overflow(const Program& q, const Node& n, const RunResult& ref, 
   return -1;
 }
 
+namespace {
+// Whether `tangent` (of a value n reads) is 0 where n's own tangent has
+// element i of `numel`: the same element where the sizes match, the one
+// element of a scalar, else every element (a reduction or reshape reads them).
+bool zero_at(const HostTensor& tangent, int64_t i, int64_t numel) {
+  if (tangent.numel() == numel) return tangent.at(i) == 0;
+  for (int64_t j = 0; j < tangent.numel(); ++j)
+    if (tangent.at(j) != 0) return false;
+  return true;
+}
+}  // namespace
+
+std::string zero_times_infinite_partial(const Program& q, const Node& n, const RunResult& ref, const RunResult& test,
+                                        size_t k, size_t offset, const HostTensor* fp64,
+                                        const NumericOptions& options) {
+  const HostTensor &a = ref.outputs[k], &b = test.outputs[k];
+  if (!a.defined || !b.defined || !is_float(a.dtype) || a.numel() != b.numel()) return "";
+  ElementSlack explained;
+  explained.bound = INFINITY;
+  explained.excused.resize(a.numel());
+  const RunResult* where_not_finite = nullptr;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const bool finite_a = std::isfinite(a.at(i)), finite_b = std::isfinite(b.at(i));
+    if (finite_a == finite_b) continue;
+    const RunResult& r = finite_a ? test : ref;
+    for (int v : node_inputs(n)) {
+      if (!is_float(q.type(v).dtype)) continue;  // no tangent
+      size_t j = output_index(q, v);
+      if (j >= q.body.yields.size() || j + offset >= r.outputs.size()) return "";  // its tangent is not returned
+      if (!zero_at(r.outputs[j + offset], i, a.numel())) return "";
+    }
+    explained.excused[i] = true;
+    where_not_finite = &r;
+  }
+  // Those elements must be the whole divergence.
+  if (!where_not_finite || !compare_tensor(a, b, fp64, options, &explained).empty()) return "";
+  return where_not_finite->runner;
+}
+
 std::string describe_node(const Program& p, const Node& n) {
   std::vector<std::string> ins, outs;
   for (const auto& a : n.args) {
@@ -183,6 +222,19 @@ void locate_first_divergence(Executor& ex, const Program& p, std::vector<Finding
         f.first_op_detail +=
             "; in each run every element follows from that run's own operands, which agree within "
             "rounding: a tie broken by rounding upstream, not the comparison";
+      } else if (std::string run = n && jvp && offset
+                                       ? zero_times_infinite_partial(
+                                             q, *n, ref, test, k, offset,
+                                             fp64.ok() && fp64.outputs.size() > k ? &fp64.outputs[k] : nullptr, options)
+                                       : "";
+                 !run.empty()) {
+        f.first_op = kZeroTimesInfinitePartial;
+        f.first_op_detail += fmt::format(
+            "; in {} every tangent it reads is 0 where its own is not finite: the op has no finite derivative "
+            "at this point (hypot or atan2 of (0, 0), sqrt of 0), and the chain rule's 0 × ∞ is NaN in one mode "
+            "while the other discards it. The program's derivative exists; the chain rule cannot give it "
+            "(pytorch#6394)",
+            run);
       } else if (int v = n ? reads_eager_overflow(q, *n, ref, fp64, offset) : -1; v >= 0) {
         f.first_op = kAfterEagerOverflow;
         f.first_op_detail += fmt::format(

@@ -17,17 +17,24 @@
 // (exp of 108 in float32, times a difference of two sums that rounded apart)
 // is named kAfterEagerOverflow: eager's own result there is no reference, and
 // ops downstream turn its Inf into a finite value and a compiled NaN into NaN.
+// A jvp runner's tangent that is NaN or Inf in one run and finite in the
+// other, where every tangent the op reads is 0 in the run that is not
+// finite, is named kZeroTimesInfinitePartial: the op has no finite
+// derivative at that point (hypot of (0, 0) behind a round), and the chain
+// rule's 0 × ∞ is NaN in one mode while the other discards it.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "generator/program.h"
 #include "oracles/finding.h"
+#include "oracles/numeric_oracle.h"
 #include "runners/executor.h"
 
 namespace dlfuzz {
 
 inline constexpr const char* kAfterEagerOverflow = "(after eager's overflow)";
+inline constexpr const char* kZeroTimesInfinitePartial = "(a zero tangent times an infinite partial)";
 
 // p with each eligible node's value appended to its outputs; *observed gets
 // the ids of the values to compare, in program order: the appended ones and
@@ -40,6 +47,14 @@ Program with_intermediates(const Program& p, std::vector<int>* observed);
 // reports q's outputs once per batch size).
 int reads_eager_overflow(const Program& q, const Node& n, const RunResult& ref, const RunResult& fp64,
                          size_t offset = 0);
+
+// Whether output k of two jvp runs of q (ref and test; q's tangents from
+// `offset` on) is kZeroTimesInfinitePartial's: every element where one run is
+// NaN or Inf and the other finite has, in the run that is not finite, a
+// tangent of 0 in each float value n reads (q must return them), and those
+// elements are the whole difference. The run's name, or "".
+std::string zero_times_infinite_partial(const Program& q, const Node& n, const RunResult& ref, const RunResult& test,
+                                        size_t k, size_t offset, const HostTensor* fp64, const NumericOptions& options);
 
 // "%7 = mul(f32[2,3], f32[]) -> f32[2,3]"
 std::string describe_node(const Program& p, const Node& n);

@@ -28,11 +28,19 @@ struct NumericOptions {
   std::vector<std::optional<DType>> output_precision, param_precision;
 };
 
-// Elements of a tensor that may differ by up to `bound` (empty: none).
+// Elements of a tensor that may differ by up to `bound` (empty: none); an
+// infinite bound passes any value there, NaN and Inf included.
 struct ElementSlack {
   std::vector<bool> excused;
   double bound = 0;
 };
+
+// The jvp runners' float64 arbiter: the program's outputs, then their
+// tangents by finite differences, NaN where the program has no derivative
+// in the tangent's direction (a kink or a jump: atan2 at (0, 0)). There any
+// tangent passes: forward mode's NaN and reverse mode's 0 are both answers
+// to a question without one.
+inline constexpr const char* kJvpArbiter = "py-eager64-jvp";
 
 // What a NaN or Inf position finding says when float64 holds the test's value
 // there and not eager's: eager is the side that is wrong.

@@ -807,8 +807,11 @@ def finite_difference_jvp(meta, fn, step=1e-6):
     (fn(x + step·u) - fn(x - step·u)) / 2·step, with the tangents the jvp
     runners choose. It uses neither mode's formulas, so a wrong double
     backward (pytorch#79705: layer_norm's with a bias and no weight) is not
-    put on forward mode. At a kink or jump the quotient means nothing, but
-    there it is read only where the two modes disagree."""
+    put on forward mode. Where the program has no derivative at this point
+    in direction u (a kink or a jump: atan2 at (0, 0), hypot(x, x) at 0,
+    floor at an integer), there is nothing to judge: the one-sided
+    quotients disagree and the tangent is NaN, which the numeric oracle
+    reads as "any tangent passes here" (numeric_oracle.h)."""
     state = {}
 
     def call(*args):
@@ -822,9 +825,22 @@ def finite_difference_jvp(meta, fn, step=1e-6):
         plus, minus = at(1.0), at(-1.0)
         torch.manual_seed(0)
         outs = tuple(fn(*args))
-        quotients = [(p - m) / (2.0 * step) if o.is_floating_point() else None for o, p, m in zip(outs, plus, minus)]
+        quotients = [_dlfuzz_directional_derivative(o, p, m, step) if o.is_floating_point() else None
+                     for o, p, m in zip(outs, plus, minus)]
         return _dlfuzz_with_tangents(outs, quotients)
     return call
+
+
+def _dlfuzz_directional_derivative(at_x, plus, minus, step):
+    # The central quotient of f(x - step·u), f(x), f(x + step·u), NaN where
+    # the one-sided quotients disagree: no derivative there. They differ by
+    # about step·|f''| where f is smooth (1e-6 of the slopes' size unless
+    # f'' is 10,000 times f'), by the slopes' own size at a kink, and by
+    # 1/step at a jump; float64's rounding of f over step is the floor.
+    right, left = (plus - at_x) / step, (at_x - minus) / step
+    floor = 64 * torch.finfo(torch.float64).eps * (plus.abs() + at_x.abs() + minus.abs()) / step
+    kink = (right - left).abs() > 1e-2 * (1 + right.abs() + left.abs()) + floor
+    return torch.where(kink, torch.full_like(at_x, float("nan")), (plus - minus) / (2.0 * step))
 
 
 # Which float arguments get a tangent, tried in this order: the first that

@@ -43,7 +43,8 @@ Runners:
                     (forward formulas through batching rules); the first sample against py-eager-jvp
   py-eager-jvp      the outputs and the same directional derivatives by reverse mode twice
                     (double vjp): the jvp runners' reference
-  py-eager64-jvp    its float64 twin: the outputs and central differences (fn(x+hu)-fn(x-hu))/2h
+  py-eager64-jvp    its float64 twin: the outputs and central differences (fn(x+hu)-fn(x-hu))/2h,
+                    NaN where the one-sided ones disagree (no derivative there: any tangent passes)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with

@@ -37,6 +37,29 @@ TEST(NumericOracle, WrongValueIsFlagged) {
   EXPECT_NE(d.find("1 of 3 elements differ"), std::string::npos) << d;
 }
 
+// The jvp arbiter (py-eager64-jvp) reports a tangent as NaN where the program
+// has no derivative in the tangent's direction (atan2 at (0, 0)): there any
+// tangent passes, forward mode's NaN as reverse mode's 0. Its NaN in an output
+// (the first half) is a value like any other, and a tangent where it has a
+// number is judged as before.
+TEST(NumericOracle, NoDerivativeInTheJvpArbiterPassesAnyTangent) {
+  RunResult reverse = result("py-eager-jvp", {f32({0.5f, 1}), f32({0, 2})});
+  RunResult forward = result("jvp", {f32({0.5f, 1}), f32({NAN, 2})});
+  RunResult no_derivative = result(kJvpArbiter, {f64({0.5, 1}), f64({NAN, 2})});
+  EXPECT_FALSE(check_numeric(reverse, forward, &no_derivative)) << "no derivative at element 0: nothing to judge";
+  RunResult derivative = result(kJvpArbiter, {f64({0.5, 1}), f64({0, 2})});
+  auto f = check_numeric(reverse, forward, &derivative);
+  ASSERT_TRUE(f) << "where the differences give a number, forward mode's NaN is a finding";
+  EXPECT_EQ(f->error_text, "NaN position");
+  RunResult wrong_tangent = result("jvp", {f32({0.5f, 1}), f32({0, 3})});
+  EXPECT_TRUE(check_numeric(reverse, wrong_tangent, &no_derivative)) << "only the element without a derivative passes";
+  RunResult nan_output = result("jvp", {f32({NAN, 1}), f32({0, 2})});
+  RunResult nan_in_output = result(kJvpArbiter, {f64({NAN, 1}), f64({0, 2})});
+  EXPECT_TRUE(check_numeric(reverse, nan_output, &nan_in_output)) << "an output is not a tangent";
+  RunResult other_twin = result("py-eager64", {f64({0.5, 1}), f64({NAN, 2})});
+  EXPECT_TRUE(check_numeric(reverse, forward, &other_twin)) << "only the jvp arbiter's NaN means no derivative";
+}
+
 TEST(NumericOracle, LegitimateReorderingIsNotFlagged) {
   // 64 float32 row sums computed in two orders (as a compiled kernel might):
   // each order is about as far from the float64 truth, so neither is a bug.

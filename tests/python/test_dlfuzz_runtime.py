@@ -349,6 +349,23 @@ class Run(unittest.TestCase):
         self.assertEqual(got[1].dtype, torch.float64)
         self.assertTrue(torch.allclose(want[1], got[1], rtol=1e-7, atol=1e-8))
 
+    def test_finite_differences_find_no_derivative_at_a_kink_or_a_jump(self):
+        # The arbiter's NaN: the program has no derivative at x in direction
+        # u, so no runner's tangent is wrong there. Smooth functions keep
+        # their central quotient, steep ones too (1/x at 0.01: f'' = 200 f').
+        def quotient(f, x, u=1.0, step=1e-6):
+            x = torch.tensor(x, dtype=torch.float64)
+            return rt._dlfuzz_directional_derivative(f(x), f(x + step * u), f(x - step * u), step).item()
+        self.assertAlmostEqual(quotient(torch.tanh, 0.3), 1 - math.tanh(0.3) ** 2, places=7)
+        self.assertAlmostEqual(quotient(torch.reciprocal, 0.01), -1e4, delta=1e-2)
+        self.assertAlmostEqual(quotient(torch.abs, 0.5, -0.25), -0.25, places=7)
+        self.assertTrue(math.isnan(quotient(torch.abs, 0.0)), "a kink: the slopes -1 and 1")
+        self.assertTrue(math.isnan(quotient(torch.abs, 0.0, 0.01)), "a small one")
+        self.assertTrue(math.isnan(quotient(torch.floor, 2.0)), "a jump")
+        self.assertTrue(math.isnan(quotient(lambda x: torch.atan2(x, x), 0.0)), "atan2 at (0, 0)")
+        self.assertEqual(quotient(torch.floor, 2.5), 0.0, "flat")
+        self.assertAlmostEqual(quotient(torch.exp, 40.0), math.exp(40.0), delta=math.exp(40.0) * 1e-6)
+
     @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
     def test_forward_mode_takes_the_first_tangent_set_it_supports(self):
         # batch_norm refuses a tangent on its running statistics (params here):

@@ -10,6 +10,7 @@
 
 #include "generator/dlf.h"
 #include "oracles/evaluate.h"
+#include "oracles/first_divergence.h"
 #include "runners/executor.h"
 #include "tests/parse_program.h"
 #include "tests/runners/python_test_options.h"
@@ -93,6 +94,37 @@ TEST(JvpRun, AWrongDoubleBackwardIsNotPutOnForwardMode) {
       << "fixed upstream? reverse mode twice now gives a bias's tangent (pytorch#79705)";
   Evaluation ev = evaluate(ex, p, {"jvp"}, /*recheck=*/false);
   EXPECT_TRUE(ev.findings.empty()) << ev.findings[0].detail;
+}
+
+// Points where an op has no finite derivative, from the jacfwd campaign: at
+// atan2(x, x) of x = 0 forward mode gives NaN, reverse mode 0 and the
+// differences 1/h (a jump): the program has no derivative there and the
+// arbiter's NaN says so, so no tangent is wrong. hypot(round(x), round(x)) of
+// x = 0 has one (0: round is flat), but forward mode multiplies round's zero
+// tangent by hypot's 0/0 partial and gets NaN: a finding, named as the chain
+// rule's 0 × ∞ (first_divergence.h), one bug apart from real ones.
+TEST(JvpRun, NoDerivativeAtAPointIsNoFindingAndZeroTimesInfinityIsNamed) {
+  if (!test::venv_imports("torch.func")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  Program jump = test::parse(kHead +
+                             "input %x : f32[2] zeros\n"
+                             "%1 : f32[2] = atan2 %x, %x\n"
+                             "return %1\n");
+  Executor ex(test::python_options());
+  auto results = ex.run(jump, {"py-eager64-jvp"});
+  ASSERT_TRUE(results[0].ok()) << results[0].error;
+  EXPECT_TRUE(std::isnan(results[0].outputs.at(1).at(0))) << "the differences find no derivative";
+  Evaluation ev = evaluate(ex, jump, {"jvp"}, /*recheck=*/false);
+  EXPECT_TRUE(ev.findings.empty()) << ev.findings[0].detail;
+
+  Program flat = test::parse(kHead +
+                             "input %x : f32[2] zeros\n"
+                             "%1 : f32[2] = round %x\n"
+                             "%2 : f32[2] = hypot %1, %1\n"
+                             "return %2\n");
+  ev = evaluate(ex, flat, {"jvp"}, /*recheck=*/false);
+  ASSERT_EQ(ev.findings.size(), 1u);
+  locate_first_divergence(ex, flat, ev.findings);
+  EXPECT_EQ(ev.findings[0].first_op, kZeroTimesInfinitePartial) << ev.findings[0].first_op_detail;
 }
 
 }  // namespace
