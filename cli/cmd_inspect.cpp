@@ -27,7 +27,8 @@ struct Totals {
                                                   {"world>1", s.world > 1},
                                                   {"special_values", s.special_values},
                                                   {"written_values", s.written_values},
-                                                  {"vmappable", s.not_vmappable.empty()}};
+                                                  {"vmappable", s.not_vmappable.empty()},
+                                                  {"jacfwd", s.not_jacfwd.empty()}};
     for (const auto& [name, has] : props) with[name] += has;
     for (const auto& [op, n] : s.ops) ops[op]++;
   }
@@ -85,7 +86,8 @@ void add_inspect(CLI::App& app, std::function<int()>* action) {
                     << (s.training ? ", training" : ", inference") << (s.control_flow ? ", control flow" : "")
                     << (s.inplace ? ", in-place" : "") << (s.inplace_on_view ? " (through a view)" : "")
                     << (s.special_values ? ", special values" : "") << ", world " << s.world
-                    << (s.not_vmappable.empty() ? ", vmappable" : ", not vmappable: " + s.not_vmappable) << "\n";
+                    << (s.not_vmappable.empty() ? ", vmappable" : ", not vmappable: " + s.not_vmappable)
+                    << (s.not_jacfwd.empty() ? ", jacfwd" : ", not jacfwd: " + s.not_jacfwd) << "\n";
         }
       }
       if (o->totals) totals.print(o->json);

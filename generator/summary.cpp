@@ -13,6 +13,7 @@ ProgramSummary summarize(const Program& p) {
   s.training = p.is_training();
   s.world = p.plan.world;
   s.not_vmappable = why_not_vmappable(p);
+  s.not_jacfwd = why_not_vmappable_tangents(p);
   for (const auto& in : p.inputs) {
     (in.kind == InputKind::param ? s.params : s.inputs)++;
     s.special_values = s.special_values || in.init == Init::special;
@@ -56,7 +57,9 @@ nlohmann::json to_json(const ProgramSummary& s) {
           {"special_values", s.special_values},
           {"written_values", s.written_values},
           {"vmappable", s.not_vmappable.empty()},
-          {"not_vmappable", s.not_vmappable}};
+          {"not_vmappable", s.not_vmappable},
+          {"jacfwd", s.not_jacfwd.empty()},
+          {"not_jacfwd", s.not_jacfwd}};
 }
 
 std::string op_set(const Program& p) {

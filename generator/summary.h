@@ -21,6 +21,7 @@ struct ProgramSummary {
   bool special_values = false;  // a `special` input or a special number argument
   bool written_values = false;  // an `ints` or `decimals` input
   std::string not_vmappable;    // why vmap runners skip it (generator/vmappable.h); empty: they run it
+  std::string not_jacfwd;       // why jacfwd skips it (why_not_vmappable_tangents); empty: it runs it
 };
 
 // NaN, +-Inf, -0.0, a nonzero number below 1e-20 in magnitude (denormals and

@@ -30,9 +30,15 @@ std::vector<int> list_arg(const Node& n, const char* name) {
 }
 
 // A value is batched when it depends on a data input (params are shared).
+// Over a batch of tangents (`tangents`, the jacfwd runner) a float value is
+// batched when it depends on any float input: its tangent is; the primals
+// are not batched, so what vmap refuses of a batched value's contents (an
+// `if`, `.item()`, a mask, a size) is no matter, and a random op draws once
+// for the batch (randomness="same").
 struct Batching {
   const Program& p;
   std::set<int> batched;
+  bool tangents = false;
 
   bool is(int id) const { return batched.count(id) > 0; }
   // Marks `to[i]` batched where `from[i]` is; true if that added one.
@@ -56,7 +62,7 @@ struct Batching {
     if (is_hop(n)) return "higher-order " + n.op;
     if (n.op == "if") {
       for (int id : operands_of(n).ids)
-        if (is(id)) return "an if on a batched value";
+        if (is(id) && !tangents) return "an if on a batched value";
       for (const auto& branch : n.blocks) {
         if (auto why = block(branch); !why.empty()) return why;
         carry(branch.yields, n.outputs);
@@ -83,23 +89,26 @@ struct Batching {
     if (s->aten.rfind("higher_order::", 0) == 0) return "higher-order op " + n.op;
     // dropout with train=false draws nothing.
     const Arg* train = n.arg("train");
-    if (s->family == "random" &&
+    if (s->family == "random" && !tangents &&
         !(train && std::holds_alternative<bool>(train->value) && !std::get<bool>(train->value)))
       return "random op " + n.op;
     if (is_collective(*s)) return "collective " + n.op;
-    // Ops over tensor lists have no batching rule and no fallback.
-    if (s->family == "foreach") return "tensor-list op " + n.op;
     Operands o = operands_of(n);
-    for (int id : o.items)
-      if (is(id)) return ".item() of a batched value (" + n.op + ")";
     bool any = false;
     for (int id : o.ids) any = any || is(id);
-    if (any && n.arg("count")) return "data-dependent size of a batched value (" + n.op + ")";
-    // x[mask] (= v): vmap refuses a batched boolean mask, even where the
-    // result's size does not depend on it.
-    if (s->subscript || out_of_place_name(n.op) == "index_put")
-      for (int id : o.ids)
-        if (is(id) && p.type(id).dtype == DType::b8) return "a batched boolean mask in " + n.op;
+    // Ops over tensor lists have no batching rule and no fallback (their
+    // forward formulas are per-tensor ops: a batched tangent is fine).
+    if (s->family == "foreach" && !tangents) return "tensor-list op " + n.op;
+    if (!tangents) {
+      for (int id : o.items)
+        if (is(id)) return ".item() of a batched value (" + n.op + ")";
+      if (any && n.arg("count")) return "data-dependent size of a batched value (" + n.op + ")";
+      // x[mask] (= v): vmap refuses a batched boolean mask, even where the
+      // result's size does not depend on it.
+      if (s->subscript || out_of_place_name(n.op) == "index_put")
+        for (int id : o.ids)
+          if (is(id) && p.type(id).dtype == DType::b8) return "a batched boolean mask in " + n.op;
+    }
     // clone(memory_format=channels_last) of a batched value is "NYI" in vmap.
     for (const auto& a : n.args)
       if (const auto* m = std::get_if<MemFormat>(&a.value); m && *m == MemFormat::channels_last && any)
@@ -108,7 +117,9 @@ struct Batching {
     // an unbatched one would need a batch dim it lacks.
     if (s->inplace && !o.ids.empty() && !is(o.ids[0]) && any)
       return "in-place " + n.op + " writes a batched value into an unbatched tensor";
-    if (any) batched.insert(n.outputs.begin(), n.outputs.end());
+    if (any)
+      for (int out : n.outputs)
+        if (!tangents || is_float(p.type(out).dtype)) batched.insert(out);  // an integer has no tangent
     return "";
   }
 };
@@ -125,6 +136,16 @@ std::string why_not_vmappable(const Program& p) {
   Batching b{p, {}};
   for (const auto& in : p.inputs)
     if (in.kind == InputKind::data) b.batched.insert(in.value);
+  return b.block(p.body);
+}
+
+std::string why_not_vmappable_tangents(const Program& p) {
+  if (p.is_training()) return "a training program";
+  if (p.autocast) return "autocast (pytorch#192617: not applied inside vmap's batching rules)";
+  if (p.plan.world > 1) return "a program over ranks";
+  Batching b{p, {}, /*tangents=*/true};
+  for (const auto& in : p.inputs)  // every float input may get a tangent
+    if (is_float(p.type(in.value).dtype)) b.batched.insert(in.value);
   return b.block(p.body);
 }
 

@@ -1,6 +1,7 @@
 // Whether a program can run under torch.func.vmap with its data inputs
-// batched and its params shared (the vmap and inductor-vmap runners): which
-// values depend on a data input, and the uses vmap refuses by design.
+// batched and its params shared (the vmap and inductor-vmap runners), or its
+// jvp over a batch of tangents (jacfwd): which values are batched, and the
+// uses vmap refuses by design.
 #pragma once
 #include <string>
 
@@ -20,5 +21,13 @@ namespace dlfuzz {
 // limits; a program inside them that vmap fails on, or computes otherwise
 // than eager, is a finding.
 std::string why_not_vmappable(const Program& p);
+
+// The same for jvp under vmap over a batch of tangents, as torch.func.jacfwd
+// computes (the jacfwd runner): every float value that depends on a float
+// input has a batched tangent, the primals are not batched. Empty if inside
+// vmap's stated limits, else why not: training, ranks, autocast, a
+// higher-order op, a channels_last memory_format or an in-place write into a
+// tensor without a tangent, of a value with one.
+std::string why_not_vmappable_tangents(const Program& p);
 
 }  // namespace dlfuzz

@@ -17,7 +17,7 @@ constexpr WorkerKind native = WorkerKind::native, python = WorkerKind::python;
 constexpr RunnerModes any = RunnerModes::any, infer = RunnerModes::infer, train = RunnerModes::train;
 constexpr RunnerNeeds none = RunnerNeeds::none, cpu = RunnerNeeds::cpu, dp = RunnerNeeds::dp,
                       exportable = RunnerNeeds::exportable, no_hop = RunnerNeeds::no_hop,
-                      vmappable = RunnerNeeds::vmappable;
+                      vmappable = RunnerNeeds::vmappable, vmappable_tangents = RunnerNeeds::vmappable_tangents;
 
 struct NamedEnv {
   const char* name;
@@ -111,6 +111,7 @@ bool RunnerSpec::supports(const Program& p) const {
       return (s && s->aten.rfind("higher_order::", 0) == 0) || is_hop(n);
     });
   if (row->needs == RunnerNeeds::vmappable) return why_not_vmappable(p).empty();
+  if (row->needs == RunnerNeeds::vmappable_tangents) return why_not_vmappable_tangents(p).empty();
   return true;
 }
 
@@ -203,12 +204,13 @@ WorkerEnv resolve_env(const RunnerSpec& spec, const EnvDefaults& d) {
 }
 
 nlohmann::json to_json(const RunnerRow& r) {
-  const char* needs = r.needs == RunnerNeeds::cpu          ? "cpu"
-                      : r.needs == RunnerNeeds::dp         ? "dp"
-                      : r.needs == RunnerNeeds::exportable ? "exportable"
-                      : r.needs == RunnerNeeds::no_hop     ? "no_hop"
-                      : r.needs == RunnerNeeds::vmappable  ? "vmappable"
-                                                           : "none";
+  const char* needs = r.needs == RunnerNeeds::cpu                  ? "cpu"
+                      : r.needs == RunnerNeeds::dp                 ? "dp"
+                      : r.needs == RunnerNeeds::exportable         ? "exportable"
+                      : r.needs == RunnerNeeds::no_hop             ? "no_hop"
+                      : r.needs == RunnerNeeds::vmappable          ? "vmappable"
+                      : r.needs == RunnerNeeds::vmappable_tangents ? "vmappable_tangents"
+                                                                   : "none";
   return {{"name", r.name},
           {"worker", worker_kind_name(r.worker)},
           {"family", r.family},

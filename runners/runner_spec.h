@@ -22,7 +22,7 @@ namespace dlfuzz {
 
 enum class WorkerKind { native, python };
 enum class RunnerModes { any, infer, train };
-enum class RunnerNeeds { none, cpu, dp, exportable, no_hop, vmappable };
+enum class RunnerNeeds { none, cpu, dp, exportable, no_hop, vmappable, vmappable_tangents };
 
 struct RunnerRow {
   const char* name;
