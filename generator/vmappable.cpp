@@ -49,6 +49,17 @@ struct Batching {
     return grew;
   }
 
+  bool reads_a_tangent(const Node& n, const OpSpec& s) const {
+    for (const auto& a : n.args) {
+      if (const ParamSpec* param = s.param(a.name); param && !param->grad) continue;
+      if (const auto* r = std::get_if<ValueRef>(&a.value); r && !r->item && is(r->id)) return true;
+      if (const auto* l = std::get_if<ValueList>(&a.value))
+        for (int id : l->ids)
+          if (is(id)) return true;
+    }
+    return false;
+  }
+
   std::string block(const Block& b) {
     for (const Node& n : b.nodes)
       if (auto why = node(n); !why.empty()) return why;
@@ -96,6 +107,9 @@ struct Batching {
     Operands o = operands_of(n);
     bool any = false;
     for (int id : o.ids) any = any || is(id);
+    // A tangent flows only through the arguments autograd differentiates,
+    // and out of an op that has a derivative (zeros_like's has none).
+    if (tangents) any = s->differentiable && reads_a_tangent(n, *s);
     // Ops over tensor lists have no batching rule and no fallback (their
     // forward formulas are per-tensor ops: a batched tangent is fine).
     if (s->family == "foreach" && !tangents) return "tensor-list op " + n.op;

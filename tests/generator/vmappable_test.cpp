@@ -178,6 +178,11 @@ TEST(VmappableTangents, AnInPlaceWriteIntoATensorWithoutATangentIsRefused) {
                          "return %2, %3\n"),
             "")
       << "into a value with a tangent; integers have none";
+  EXPECT_NE(why_tangents("%1 : f32[2,3] = zeros_like %x\n"
+                         "%2 : f32[2,3] = add_ %1, %w\n"
+                         "return %2\n"),
+            "")
+      << "zeros_like has no derivative: its output has no tangent";
   std::string head = kHead;
   head.replace(head.find("target=torch2"), 13, "target=torch2 autocast=bf16");
   EXPECT_NE(why_not_vmappable_tangents(test::parse(head + "%1 : f32[2,3] = relu %x\nreturn %1\n")), "");
