@@ -39,7 +39,7 @@ struct ElementSlack {
 // tangents by finite differences, NaN where the program has no derivative
 // in the tangent's direction (a kink or a jump: atan2 at (0, 0)). There any
 // tangent passes: forward mode's NaN and reverse mode's 0 are both answers
-// to a question without one.
+// to a question without one. jvp2's arbiter (py-eager64-jvp2) alike.
 inline constexpr const char* kJvpArbiter = "py-eager64-jvp";
 
 // What a NaN or Inf position finding says when float64 holds the test's value

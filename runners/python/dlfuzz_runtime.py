@@ -717,7 +717,7 @@ def vmapped(meta, fn, compile=None):
     return call
 
 
-def forward_mode(meta, fn, compile=None, batched=False):
+def forward_mode(meta, fn, compile=None, batched=False, order=1):
     """fn through forward-mode AD, as the jvp and inductor-jvp runners (and the
     repro's --jvp) call it: torch.func.jvp with a tangent u for the
     floating-point arguments of a TANGENT_SETS set, returning fn's outputs
@@ -729,9 +729,13 @@ def forward_mode(meta, fn, compile=None, batched=False):
     torch.func.vmap over a batch of two tangents, u and its values in another
     order, as torch.func.jacfwd computes a Jacobian (a batch of basis
     tangents): the forward formulas through vmap's batching rules, the
-    primals unbatched; the first sample is J·u. The set is chosen on the
-    first call, eagerly (the first that forward mode supports), so every
-    runner uses the same."""
+    primals unbatched; the first sample is J·u. `order` 2 (the jvp2 runner)
+    nests jvp in jvp, as Taylor-mode and physics-informed code does, and
+    returns the second directional derivatives d²/dt² fn(x + t·u) at t = 0
+    (uᵀ H u of each output element) in place of J·u: the forward formulas
+    differentiated by forward mode. The set is chosen on the first call,
+    eagerly (the first that forward mode supports), so every runner uses the
+    same."""
     def of_args(*args_and_tangents):
         n = len(args_and_tangents) // 2
         args, tangents = args_and_tangents[:n], args_and_tangents[n:]
@@ -748,7 +752,14 @@ def forward_mode(meta, fn, compile=None, batched=False):
         primals = tuple(args[i] for i in where)
 
         def jvp_of(*ts):
-            return torch.func.jvp(of_floats, primals, ts)
+            if order == 1:
+                return torch.func.jvp(of_floats, primals, ts)
+
+            def first(*xs):  # J(x)·u, and the outputs as aux
+                outs, firsts = torch.func.jvp(of_floats, xs, ts)
+                return firsts, outs
+            _, seconds, outs = torch.func.jvp(first, primals, ts, has_aux=True)
+            return outs, seconds
         if not batched:
             return jvp_of(*[tangents[i] for i in where])
         # randomness="same": a random op draws once for the batch, what eager draws
@@ -759,19 +770,19 @@ def forward_mode(meta, fn, compile=None, batched=False):
 
     def call(*args):
         if "set" not in state:
-            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args)
+            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args, order)
             torch.manual_seed(0)  # random ops draw again what the trial drew
         tangents = jvp_tangents(meta, args, state["set"])
         if batched:
-            order = torch.Generator().manual_seed(meta.seed + 2)
-            tangents = [None if t is None else torch.stack([t, _dlfuzz_shuffled(t, order)]) for t in tangents]
+            shuffle = torch.Generator().manual_seed(meta.seed + 2)
+            tangents = [None if t is None else torch.stack([t, _dlfuzz_shuffled(t, shuffle)]) for t in tangents]
         outs, tangents = inner(*args, *tangents)
         return _dlfuzz_with_tangents(outs, tangents)
     call.state = state
     return call
 
 
-def reverse_mode_jvp(meta, fn):
+def reverse_mode_jvp(meta, fn, order=1):
     """The jvp runners' reference: fn's outputs and J·u for the tangents u of
     jvp_tangents, computed by reverse-mode AD twice (the double-vjp trick of
     torch.autograd.functional.jvp: g(w) = Jᵀw is linear in w, and J·u is the
@@ -781,19 +792,22 @@ def reverse_mode_jvp(meta, fn):
     forward mode supports with none of TANGENT_SETS fails here as it fails there,
     and no runner is judged on it. Where an op has no double backward, J·u is
     forward mode's own (the jvp runner is then judged on its outputs alone,
-    the compiled ones on everything)."""
+    the compiled ones on everything). `order` 2 (jvp2's reference): the
+    second directional derivatives, the trick applied to J(x)·u itself
+    (reverse mode four times deep), or forward mode's own where an op has
+    no derivative that deep."""
     state = {}
 
     def call(*args):
         if "set" not in state:  # the runners' choice, made once (raises where forward mode supports none)
-            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args)
+            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args, order)
         tangents = jvp_tangents(meta, args, state["set"])
         copies = [a.clone() for a in args]  # for the fallback: fn may write into its arguments
         torch.manual_seed(0)  # random ops draw what they draw in forward mode
         try:
-            outs, tangents = _dlfuzz_double_vjp(fn, args, tangents)
-        except Exception:  # no double backward for an op
-            forward = forward_mode(meta, fn)
+            outs, tangents = _dlfuzz_double_vjp(fn, args, tangents, order)
+        except Exception:  # no derivative that deep for an op
+            forward = forward_mode(meta, fn, order=order)
             forward.state["set"] = state["set"]
             torch.manual_seed(0)
             return forward(*copies)
@@ -801,7 +815,7 @@ def reverse_mode_jvp(meta, fn):
     return call
 
 
-def finite_difference_jvp(meta, fn, step=1e-6):
+def finite_difference_jvp(meta, fn, order=1):
     """The float64 twin of reverse_mode_jvp, which arbitrates where forward
     and reverse mode disagree: fn's outputs and J·u by central differences,
     (fn(x + step·u) - fn(x - step·u)) / 2·step, with the tangents the jvp
@@ -811,22 +825,30 @@ def finite_difference_jvp(meta, fn, step=1e-6):
     in direction u (a kink or a jump: atan2 at (0, 0), hypot(x, x) at 0,
     floor at an integer), there is nothing to judge: the one-sided
     quotients disagree and the tangent is NaN, which the numeric oracle
-    reads as "any tangent passes here" (numeric_oracle.h)."""
+    reads as "any tangent passes here" (numeric_oracle.h). `order` 2 (jvp2's
+    arbiter): second differences at steps h and 2h, NaN where they disagree
+    (a kink in fn itself), else their Richardson extrapolation."""
     state = {}
+    step = 1e-6 if order == 1 else 1e-3  # second differences lose digits as eps / h²
 
     def call(*args):
         if "set" not in state:  # the runners' choice, made once (raises where forward mode supports none)
-            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args)
+            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args, order)
         tangents = jvp_tangents(meta, args, state["set"])
 
-        def at(sign):
+        def at(h):
             torch.manual_seed(0)  # random ops draw the same at every point
-            return tuple(fn(*[a.clone() if t is None else a + sign * step * t for a, t in zip(args, tangents)]))
-        plus, minus = at(1.0), at(-1.0)
+            return tuple(fn(*[a.clone() if t is None else a + h * t for a, t in zip(args, tangents)]))
+        plus, minus = at(step), at(-step)
         torch.manual_seed(0)
         outs = tuple(fn(*args))
-        quotients = [_dlfuzz_directional_derivative(o, p, m, step) if o.is_floating_point() else None
-                     for o, p, m in zip(outs, plus, minus)]
+        if order == 1:
+            quotients = [_dlfuzz_directional_derivative(o, p, m, step) if o.is_floating_point() else None
+                         for o, p, m in zip(outs, plus, minus)]
+        else:
+            plus2, minus2 = at(2 * step), at(-2 * step)
+            quotients = [_dlfuzz_second_derivative(o, p, m, p2, m2, step) if o.is_floating_point() else None
+                         for o, p, m, p2, m2 in zip(outs, plus, minus, plus2, minus2)]
         return _dlfuzz_with_tangents(outs, quotients)
     return call
 
@@ -841,6 +863,19 @@ def _dlfuzz_directional_derivative(at_x, plus, minus, step):
     floor = 64 * torch.finfo(torch.float64).eps * (plus.abs() + at_x.abs() + minus.abs()) / step
     kink = (right - left).abs() > 1e-2 * (1 + right.abs() + left.abs()) + floor
     return torch.where(kink, torch.full_like(at_x, float("nan")), (plus - minus) / (2.0 * step))
+
+
+def _dlfuzz_second_derivative(at_x, plus, minus, plus2, minus2, step):
+    # Second differences at steps h and 2h: f'' + c·h² and f'' + 4c·h² where
+    # f is smooth, so (4·D(h) - D(2h)) / 3 is f'' to O(h⁴); at a kink of f
+    # they grow as 1/h and 1/2h, so where they disagree there is no second
+    # derivative (NaN). Float64's rounding of f over h² is the floor.
+    near = (plus - 2 * at_x + minus) / step ** 2
+    far = (plus2 - 2 * at_x + minus2) / (4 * step ** 2)
+    size = plus2.abs() + plus.abs() + 2 * at_x.abs() + minus.abs() + minus2.abs()
+    floor = 64 * torch.finfo(torch.float64).eps * size / step ** 2
+    kink = (near - far).abs() > 1e-2 * (1 + near.abs() + far.abs()) + floor
+    return torch.where(kink, torch.full_like(at_x, float("nan")), (4 * near - far) / 3)
 
 
 # Which float arguments get a tangent, tried in this order: the first that
@@ -868,7 +903,7 @@ def jvp_tangents(meta, args, which=0):
     return tangents
 
 
-def _dlfuzz_supported_tangent_set(meta, fn, args):
+def _dlfuzz_supported_tangent_set(meta, fn, args, order=1):
     # The first of TANGENT_SETS (with a tangent at all) that forward mode runs
     # eagerly on copies of args; where none does, the first one's error.
     first_error = None
@@ -878,7 +913,7 @@ def _dlfuzz_supported_tangent_set(meta, fn, args):
             continue
         torch.manual_seed(0)
         try:
-            forward_mode_trial = forward_mode(meta, fn)
+            forward_mode_trial = forward_mode(meta, fn, order=order)
             forward_mode_trial.state["set"] = which
             forward_mode_trial(*[a.clone() for a in args])
             return which
@@ -909,24 +944,39 @@ def _dlfuzz_tangent_of(out, tangent):
     return tangent.detach()
 
 
-def _dlfuzz_double_vjp(fn, args, tangents):
+def _dlfuzz_double_vjp(fn, args, tangents, order=1):
+    # fn's outputs and J·u by reverse mode twice (order 2: uᵀ H u, the same
+    # trick applied to J(x)·u, kept differentiable in x); None for an output
+    # no tangent reaches.
     with torch.enable_grad():
         leaves = [a.detach().requires_grad_() if t is not None else a for a, t in zip(args, tangents)]
         # fn gets copies: it may write into its arguments, which a leaf forbids
         outs = tuple(fn(*[x.clone() if t is not None else x for x, t in zip(leaves, tangents)]))
         wrt = [x for x, t in zip(leaves, tangents) if t is not None]
         us = [t for t in tangents if t is not None]
-        reached = [i for i, o in enumerate(outs) if o.is_floating_point() and o.requires_grad]
-        result = [None] * len(outs)
-        if reached and wrt:
-            ws = [torch.zeros_like(outs[i], requires_grad=True) for i in reached]
-            gs = torch.autograd.grad([outs[i] for i in reached], wrt, ws, create_graph=True, allow_unused=True)
-            linear = [(g, u) for g, u in zip(gs, us) if g is not None and g.requires_grad]
-            if linear:
-                jus = torch.autograd.grad([g for g, _ in linear], ws, [u for _, u in linear], allow_unused=True)
-                for i, ju in zip(reached, jus):
-                    result[i] = ju
-    return tuple(o.detach() for o in outs), result
+        current = [o if o.is_floating_point() and o.requires_grad else None for o in outs]
+        for level in range(order):
+            reached = [i for i, c in enumerate(current) if c is not None and c.requires_grad]
+            derivatives = _dlfuzz_reverse_jvp([current[i] for i in reached], wrt, us, keep_graph=level < order - 1)
+            current = [None] * len(outs)
+            for i, d in zip(reached, derivatives):
+                current[i] = d
+    return tuple(o.detach() for o in outs), current
+
+
+def _dlfuzz_reverse_jvp(ys, xs, us, keep_graph):
+    # J·u of the ys with respect to the xs (the double-vjp trick: g(w) = Jᵀw
+    # is linear in w, and J·u is the gradient of <g(w), u>); None where no
+    # tangent reaches. keep_graph: differentiable in the xs again.
+    if not ys or not xs:
+        return [None] * len(ys)
+    ws = [torch.zeros_like(y, requires_grad=True) for y in ys]
+    gs = torch.autograd.grad(ys, xs, ws, create_graph=True, allow_unused=True)
+    linear = [(g, u) for g, u in zip(gs, us) if g is not None and g.requires_grad]
+    if not linear:
+        return [None] * len(ys)
+    return list(torch.autograd.grad([g for g, _ in linear], ws, [u for _, u in linear], allow_unused=True,
+                                    create_graph=keep_graph))
 
 
 def _dlfuzz_shuffled(t, generator):
@@ -1200,6 +1250,10 @@ def main(meta, fn):
                          " computed by reverse mode twice (--backend eager: as dlfuzz's jvp; inductor:"
                          " torch.compile of the jvp call, as inductor-jvp; with --vmap, jvp under vmap over a batch"
                          " of tangents, as torch.func.jacfwd computes it and dlfuzz's jacfwd runs it)")
+    ap.add_argument("--jvp2", action="store_true",
+                    help="run the program through jvp of jvp (its second directional derivatives) and compare them"
+                         " with the same computed by reverse mode four times deep (--backend eager: as dlfuzz's jvp2;"
+                         " inductor: torch.compile of the nested jvp call)")
     ap.add_argument("--compiled-autograd", action="store_true",
                     help="each forward and its backward under Compiled Autograd, the backward traced at run time"
                          " and compiled by Inductor (as dlfuzz's inductor-ca; training programs)")
@@ -1236,7 +1290,9 @@ def main(meta, fn):
     # Dynamo and run eagerly, whose step count is a float32 tensor as the
     # compiled one's is. --dump-json writes plain eager's results.
     traced_step = step_backend and step_backend != "eager" and not args.dump_json
-    ref = run(meta, reverse_mode_jvp(meta, fn) if args.jvp else fn, "eager" if traced_step else None)
+    order = 2 if args.jvp2 else 1
+    ref = run(meta, reverse_mode_jvp(meta, fn, order) if args.jvp or args.jvp2 else fn,
+              "eager" if traced_step else None)
     if args.dump_json:
         dumps = _dlfuzz_gather_objects(to_json(ref))
         if rank == 0:
@@ -1256,9 +1312,9 @@ def main(meta, fn):
                 say("inductor config:", knobs_text(knobs))
             if step_backend and not args.compile_program:
                 compiled_fn = fn
-            elif args.jvp:  # the jvp call compiled (--backend eager: left as it is); --vmap: jacfwd's batch
+            elif args.jvp or args.jvp2:  # the jvp call compiled (--backend eager: as it is); --vmap: jacfwd's
                 compiled_fn = forward_mode(meta, fn, lambda f: compiled(f, args.backend, args.dynamic, options=knobs),
-                                           batched=args.vmap)
+                                           batched=args.vmap, order=order)
             elif args.vmap:  # the batched function compiled (--backend eager: left as it is)
                 compiled_fn = vmapped(meta, fn, lambda f: compiled(f, args.backend, args.dynamic, options=knobs))
             else:

@@ -45,6 +45,10 @@ Runners:
                     (double vjp): the jvp runners' reference
   py-eager64-jvp    its float64 twin: the outputs and central differences (fn(x+hu)-fn(x-hu))/2h,
                     NaN where the one-sided ones disagree (no derivative there: any tangent passes)
+  jvp2              jvp of jvp (Taylor mode): the outputs and their second directional derivatives
+                    d²/dt² fn(x+tu), compared with py-eager-jvp2
+  py-eager-jvp2     the same by reverse mode four times deep; py-eager64-jvp2 its float64 twin
+                    (second differences at h and 2h, NaN where they disagree)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
   dynamo-eager      torch.compile(backend="eager"): Dynamo's capture alone (a ladder rung)
   aot-decomp        torch.compile(backend="aot_eager_decomp_partition"): AOTAutograd with
@@ -288,6 +292,11 @@ RUNNERS = {
     "jvp": lambda meta, fn: rt.forward_mode(meta, fn),
     "inductor-jvp": lambda meta, fn: rt.forward_mode(meta, fn, compile=torch_compile),
     "jacfwd": lambda meta, fn: rt.forward_mode(meta, fn, batched=True),
+    # Second directional derivatives by jvp of jvp, against reverse mode four
+    # times deep (py-eager-jvp2), arbitrated by second differences in float64.
+    "py-eager-jvp2": lambda meta, fn: rt.reverse_mode_jvp(meta, fn, order=2),
+    "py-eager64-jvp2": lambda meta, fn: rt.finite_difference_jvp(meta, fn, order=2),
+    "jvp2": lambda meta, fn: rt.forward_mode(meta, fn, order=2),
     "inductor-knobs-emulate": lambda meta, fn: torch_compile(
         fn, options={**runner_knobs("inductor-knobs-emulate", meta), "emulate_precision_casts": True}),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
@@ -325,7 +334,7 @@ RUNNERS = {
 
 
 # The float64 twins: their function is the float64 source (load()).
-FLOAT64_RUNNERS = ("py-eager64", "py-eager64-resized", "py-eager64-step", "py-eager64-jvp")
+FLOAT64_RUNNERS = ("py-eager64", "py-eager64-resized", "py-eager64-step", "py-eager64-jvp", "py-eager64-jvp2")
 
 
 # Runners that compile the optimizer step, with this backend, and run the
@@ -775,7 +784,8 @@ def rank_main(args):
 # campaign lost 10,239 programs so: every later reference raised _make_dual's
 # internal assert, pytorch#197090's), so after a request with one, a worker
 # whose forward mode no longer runs exits, and dlfuzz starts a fresh one.
-FORWARD_MODE_RUNNERS = ("py-eager-jvp", "py-eager64-jvp", "jvp", "inductor-jvp", "jacfwd")
+FORWARD_MODE_RUNNERS = ("py-eager-jvp", "py-eager64-jvp", "jvp", "inductor-jvp", "jacfwd", "py-eager-jvp2",
+                        "py-eager64-jvp2", "jvp2")
 
 
 def forward_mode_works():

@@ -56,6 +56,8 @@ TEST(NumericOracle, NoDerivativeInTheJvpArbiterPassesAnyTangent) {
   RunResult nan_output = result("jvp", {f32({NAN, 1}), f32({0, 2})});
   RunResult nan_in_output = result(kJvpArbiter, {f64({NAN, 1}), f64({0, 2})});
   EXPECT_TRUE(check_numeric(reverse, nan_output, &nan_in_output)) << "an output is not a tangent";
+  RunResult second_order = result("py-eager64-jvp2", {f64({0.5, 1}), f64({NAN, 2})});
+  EXPECT_FALSE(check_numeric(reverse, forward, &second_order)) << "jvp2's arbiter alike";
   RunResult other_twin = result("py-eager64", {f64({0.5, 1}), f64({NAN, 2})});
   EXPECT_TRUE(check_numeric(reverse, forward, &other_twin)) << "only the jvp arbiter's NaN means no derivative";
 }

@@ -367,6 +367,45 @@ class Run(unittest.TestCase):
         self.assertAlmostEqual(quotient(torch.exp, 40.0), math.exp(40.0), delta=math.exp(40.0) * 1e-6)
 
     @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
+    def test_second_directional_derivatives_by_nested_jvp_reverse_mode_and_differences(self):
+        # jvp2, its reference (reverse mode four times deep) and its arbiter
+        # (second differences in float64) against d²/dt² f(x + t·u, w + t·v)
+        # by hand: (x²·w)'' = 2u²w + 4xuv, sin(x)'' = -sin(x)u², and an
+        # integer output's is zeros.
+        same = ([4, 3], torch.float32, "uniform", -2.0, 2.0, "contiguous", -1, 0)
+
+        def fn(x0, w0, i0):
+            return (x0 * x0 * w0, torch.sin(x0), i0 + 1)
+        for float64 in (False, True):
+            m = meta([same, same, ([2], torch.int64, "uniform", 0.0, 5.0, "contiguous", -1, 0)], params=[1],
+                     float64=float64)
+            x, w = rt.build_inputs(m)[:2]
+            u, v = rt.jvp_tangents(m, rt.build_inputs(m))[:2]
+            by_hand = (2 * u * u * w + 4 * x * u * v, -torch.sin(x) * u * u)
+            runs = [rt.forward_mode(m, fn, order=2), rt.reverse_mode_jvp(m, fn, order=2)]
+            if float64:
+                runs = [rt.finite_difference_jvp(m, fn, order=2)]
+            for run in runs:
+                got = rt.run(m, run)["outputs"]
+                self.assertEqual(len(got), 6)
+                for want, second in zip(by_hand, got[3:5]):
+                    tol = 1e-6 if float64 else 1e-4
+                    self.assertTrue(torch.allclose(want, second, rtol=tol, atol=tol), (want, second))
+                self.assertTrue(torch.equal(got[5], torch.zeros(2, dtype=torch.int64)))
+
+    def test_second_differences_find_no_second_derivative_at_a_kink(self):
+        def second(f, x, u=1.0, step=1e-3):
+            x = torch.tensor(x, dtype=torch.float64)
+            at = [f(x + k * step * u) for k in (0, 1, -1, 2, -2)]
+            return rt._dlfuzz_second_derivative(*at, step).item()
+        self.assertAlmostEqual(second(torch.tanh, 0.3), -2 * math.tanh(0.3) * (1 - math.tanh(0.3) ** 2), places=9)
+        self.assertAlmostEqual(second(torch.exp, 3.0, 0.5), 0.25 * math.exp(3.0), places=7)
+        self.assertAlmostEqual(second(torch.reciprocal, 0.05), 2 / 0.05 ** 3, delta=1.0)
+        self.assertTrue(math.isnan(second(torch.abs, 0.0)), "a kink: 2/h")
+        self.assertTrue(math.isnan(second(torch.abs, 0.0005)), "within 2h of one")
+        self.assertAlmostEqual(second(torch.relu, 1.0), 0.0, places=6)
+
+    @unittest.skipUnless(hasattr(torch, "func"), "torch.func needs PyTorch 2.x")
     def test_forward_mode_takes_the_first_tangent_set_it_supports(self):
         # batch_norm refuses a tangent on its running statistics (params here):
         # every runner then gives tangents to the data inputs alone; an op with

@@ -1,7 +1,8 @@
 // The jvp runners (runners/Runners.def): a program through forward-mode AD
 // (torch.func.jvp), eagerly, compiled and under vmap over a batch of tangents
 // (jacfwd), gives eager's outputs and the directional derivatives reverse
-// mode gives (py-eager-jvp, by the double-vjp trick); a program with an op
+// mode gives (py-eager-jvp, by the double-vjp trick), and through jvp of jvp
+// (jvp2) the second ones reverse mode four times deep gives; a program with an op
 // forward mode does not support fails in the reference as in the runners, and
 // is no finding.
 #include <gtest/gtest.h>
@@ -48,7 +49,7 @@ TEST(JvpRun, ForwardModeAgreesWithReverseModeEagerlyAndCompiled) {
   ASSERT_TRUE(results[0].ok()) << results[0].error;
   ASSERT_EQ(results[0].outputs.size(), 4u) << "two outputs, then their tangents";
   EXPECT_EQ(results[0].outputs[3].dtype, DType::i64) << "an integer output's tangent: zeros of its dtype";
-  Evaluation ev = evaluate(ex, p, {"jvp", "inductor-jvp", "jacfwd"}, /*recheck=*/false);
+  Evaluation ev = evaluate(ex, p, {"jvp", "inductor-jvp", "jacfwd", "jvp2"}, /*recheck=*/false);
   EXPECT_TRUE(ev.skipped.empty());
   EXPECT_TRUE(ev.reference_failures.empty()) << ev.reference_failures[0].error;
   EXPECT_TRUE(ev.findings.empty()) << ev.findings[0].detail;
