@@ -48,7 +48,9 @@ bool same_finding(const Finding& a, const Finding& b) { return a.oracle == b.ora
 // plain Inductor: what neither shows is the compiled vmap's; inductor-jvp
 // climbs through jvp (eager forward-mode AD) and plain Inductor: what neither
 // shows is the compiled jvp's; jacfwd climbs to jvp: what that does not
-// show is vmap's batching of the forward formulas. export-decomp and export-serde climb
+// show is vmap's batching of the forward formulas; inductor-jvp2 climbs
+// through jvp2 (eager nested forward mode) and plain Inductor: what neither
+// shows is the compiled nested jvp's. export-decomp and export-serde climb
 // to export: what that does not show is the core ATen decompositions' or the
 // .pt2 round trip's; aoti climbs export and export-decomp and
 // then Inductor through torch.compile: what none shows is AOTInductor's.
@@ -80,6 +82,7 @@ const std::map<std::string, RunnerLadder>& runner_ladders() {
       {"inductor-vmap", {{"vmap", "inductor"}, "torch.compile of vmap"}},
       {"inductor-jvp", {{"jvp", "inductor"}, "torch.compile of jvp"}},
       {"jacfwd", {{"jvp"}, "forward-mode AD under vmap (jacfwd)"}},
+      {"inductor-jvp2", {{"jvp2", "inductor"}, "torch.compile of jvp of jvp"}},
       {"export-decomp", {{"export"}, "torch.export decompositions (core ATen)"}},
       {"export-serde", {{"export"}, "torch.export serialization"}},
       {"aoti", {{"export", "export-decomp", "inductor"}, "AOTInductor"}},

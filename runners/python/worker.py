@@ -47,6 +47,7 @@ Runners:
                     NaN where the one-sided ones disagree (no derivative there: any tangent passes)
   jvp2              jvp of jvp (Taylor mode): the outputs and their second directional derivatives
                     d²/dt² fn(x+tu), compared with py-eager-jvp2
+  inductor-jvp2     torch.compile of that nested jvp call
   py-eager-jvp2     the same by reverse mode four times deep; py-eager64-jvp2 its float64 twin
                     (second differences at h and 2h, NaN where they disagree)
   aot-eager         torch.compile(backend="aot_eager"): AOTAutograd, no codegen
@@ -297,6 +298,7 @@ RUNNERS = {
     "py-eager-jvp2": lambda meta, fn: rt.reverse_mode_jvp(meta, fn, order=2),
     "py-eager64-jvp2": lambda meta, fn: rt.finite_difference_jvp(meta, fn, order=2),
     "jvp2": lambda meta, fn: rt.forward_mode(meta, fn, order=2),
+    "inductor-jvp2": lambda meta, fn: rt.forward_mode(meta, fn, compile=torch_compile, order=2),
     "inductor-knobs-emulate": lambda meta, fn: torch_compile(
         fn, options={**runner_knobs("inductor-knobs-emulate", meta), "emulate_precision_casts": True}),
     "inductor-dynamic-emulate": lambda meta, fn: emulating_precision_casts(
@@ -785,7 +787,7 @@ def rank_main(args):
 # internal assert, pytorch#197090's), so after a request with one, a worker
 # whose forward mode no longer runs exits, and dlfuzz starts a fresh one.
 FORWARD_MODE_RUNNERS = ("py-eager-jvp", "py-eager64-jvp", "jvp", "inductor-jvp", "jacfwd", "py-eager-jvp2",
-                        "py-eager64-jvp2", "jvp2")
+                        "py-eager64-jvp2", "jvp2", "inductor-jvp2")
 
 
 def forward_mode_works():

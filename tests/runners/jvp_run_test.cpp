@@ -49,7 +49,7 @@ TEST(JvpRun, ForwardModeAgreesWithReverseModeEagerlyAndCompiled) {
   ASSERT_TRUE(results[0].ok()) << results[0].error;
   ASSERT_EQ(results[0].outputs.size(), 4u) << "two outputs, then their tangents";
   EXPECT_EQ(results[0].outputs[3].dtype, DType::i64) << "an integer output's tangent: zeros of its dtype";
-  Evaluation ev = evaluate(ex, p, {"jvp", "inductor-jvp", "jacfwd", "jvp2"}, /*recheck=*/false);
+  Evaluation ev = evaluate(ex, p, {"jvp", "inductor-jvp", "jacfwd", "jvp2", "inductor-jvp2"}, /*recheck=*/false);
   EXPECT_TRUE(ev.skipped.empty());
   EXPECT_TRUE(ev.reference_failures.empty()) << ev.reference_failures[0].error;
   EXPECT_TRUE(ev.findings.empty()) << ev.findings[0].detail;
