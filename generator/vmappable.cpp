@@ -105,15 +105,14 @@ struct Batching {
       return "random op " + n.op;
     if (is_collective(*s)) return "collective " + n.op;
     Operands o = operands_of(n);
-    bool any = false;
-    for (int id : o.ids) any = any || is(id);
     // A tangent flows only through the arguments autograd differentiates,
     // and out of an op that has a derivative (zeros_like's has none).
-    if (tangents) any = s->differentiable && reads_a_tangent(n, *s);
-    // Ops over tensor lists have no batching rule and no fallback (their
-    // forward formulas are per-tensor ops: a batched tangent is fine).
-    if (s->family == "foreach" && !tangents) return "tensor-list op " + n.op;
+    bool any = tangents && s->differentiable && reads_a_tangent(n, *s);
     if (!tangents) {
+      for (int id : o.ids) any = any || is(id);
+      // Ops over tensor lists have no batching rule and no fallback (their
+      // forward formulas are per-tensor ops: a batched tangent is fine).
+      if (s->family == "foreach") return "tensor-list op " + n.op;
       for (int id : o.items)
         if (is(id)) return ".item() of a batched value (" + n.op + ")";
       if (any && n.arg("count")) return "data-dependent size of a batched value (" + n.op + ")";

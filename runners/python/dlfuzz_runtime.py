@@ -769,10 +769,7 @@ def forward_mode(meta, fn, compile=None, batched=False, order=1):
     state = {}
 
     def call(*args):
-        if "set" not in state:
-            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args, order)
-            torch.manual_seed(0)  # random ops draw again what the trial drew
-        tangents = jvp_tangents(meta, args, state["set"])
+        tangents = _dlfuzz_tangents_once(state, meta, fn, args, order)
         if batched:
             shuffle = torch.Generator().manual_seed(meta.seed + 2)
             tangents = [None if t is None else torch.stack([t, _dlfuzz_shuffled(t, shuffle)]) for t in tangents]
@@ -799,9 +796,7 @@ def reverse_mode_jvp(meta, fn, order=1):
     state = {}
 
     def call(*args):
-        if "set" not in state:  # the runners' choice, made once (raises where forward mode supports none)
-            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args, order)
-        tangents = jvp_tangents(meta, args, state["set"])
+        tangents = _dlfuzz_tangents_once(state, meta, fn, args, order)
         copies = [a.clone() for a in args]  # for the fallback: fn may write into its arguments
         torch.manual_seed(0)  # random ops draw what they draw in forward mode
         try:
@@ -832,9 +827,7 @@ def finite_difference_jvp(meta, fn, order=1):
     step = 1e-6 if order == 1 else 1e-3  # second differences lose digits as eps / h²
 
     def call(*args):
-        if "set" not in state:  # the runners' choice, made once (raises where forward mode supports none)
-            state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args, order)
-        tangents = jvp_tangents(meta, args, state["set"])
+        tangents = _dlfuzz_tangents_once(state, meta, fn, args, order)
 
         def at(h):
             torch.manual_seed(0)  # random ops draw the same at every point
@@ -901,6 +894,16 @@ def jvp_tangents(meta, args, which=0):
         chosen = which == 0 or (which == 1) == (i not in params)
         tangents.append(u.to(device=a.device, dtype=a.dtype) if chosen else None)
     return tangents
+
+
+def _dlfuzz_tangents_once(state, meta, fn, args, order):
+    # The tangents of the runners' set, chosen on the first call and kept in
+    # `state` (raises where forward mode supports none); random ops then draw
+    # again what the trial drew.
+    if "set" not in state:
+        state["set"] = _dlfuzz_supported_tangent_set(meta, fn, args, order)
+        torch.manual_seed(0)
+    return jvp_tangents(meta, args, state["set"])
 
 
 def _dlfuzz_supported_tangent_set(meta, fn, args, order=1):
