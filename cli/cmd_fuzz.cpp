@@ -34,10 +34,10 @@ const char* kDefaultFuzzRunners = "ts,ts-nnc,ts-legacy,frozen,static,inductor,ao
 // AD against reverse mode twice, eagerly: ~0.1 s) and one in 8 through
 // inductor-jvp (the jvp call compiled), one in 4 through jacfwd (jvp
 // under vmap over a batch of tangents, eagerly). jvp2 and inductor-jvp2
-// (jvp of jvp) are not sampled by default: with jvp2:4 and inductor-jvp2:16
-// a 2-minute default campaign took 2 programs through PyTorch 2.x instead
-// of 15 (a lane waits on one slow nested program); ask for them with
-// --sampled or --runners.
+// (jvp of jvp) are not sampled by default until their cost in this
+// campaign is measured (a first comparison was the cold first batch's
+// variance: 2 or 15 programs through PyTorch 2.x in 2 minutes either way);
+// ask for them with --sampled or --runners.
 // And torch.export as deployment uses it, on inference programs: one in 8
 // through export-decomp, export-serde and export-dynamic (~2 s each: export's
 // tracing, its core ATen decompositions, the .pt2 round trip, symbolic sizes
