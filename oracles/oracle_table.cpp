@@ -1,6 +1,7 @@
 #include "oracles/oracle_table.h"
 
 #include "oracles/accepts_oracle.h"
+#include "oracles/fake_prop_oracle.h"
 #include "oracles/numeric_oracle.h"
 #include "oracles/rank_oracle.h"
 #include "oracles/signed_zero_oracle.h"
@@ -21,6 +22,7 @@ std::optional<Finding> numeric(const OracleInputs& in) {
   return check_numeric(in.ref, in.test, in.fp64 && in.fp64->ok() ? in.fp64 : nullptr,
                        numeric_options_for(in.program));
 }
+std::optional<Finding> fake_prop(const OracleInputs& in) { return check_fake_prop(in.ref, in.test); }
 std::optional<Finding> signed_zero(const OracleInputs& in) {
   if (!oracle_settings().strict_zeros) return std::nullopt;
   return check_signed_zeros(in.ref, in.test, in.fp64 && in.fp64->ok() ? in.fp64 : nullptr);

@@ -112,6 +112,7 @@ nlohmann::json to_json(const RunResult& r, const std::function<nlohmann::json(co
   if (!r.features.empty()) j["features"] = r.features;
   if (!r.call_ms.empty()) j["call_ms"] = r.call_ms;
   if (!r.counters.empty()) j["counters"] = r.counters;
+  if (!r.fake_errors.empty()) j["fake_errors"] = r.fake_errors;
   if (!r.config.empty()) j["config"] = r.config;
   if (!r.profile.empty()) j["profile"] = r.profile;
   return j;

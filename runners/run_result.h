@@ -57,6 +57,10 @@ struct RunResult {
   // What the compiler did, as numbers (kernels, graph_breaks, recompiles,
   // fusion_groups, ...): the cheap signals that make a timing candidate.
   std::map<std::string, double> counters;
+  // torch.compile runners: errors of FakeTensor propagation that Dynamo
+  // caught, running the frame uncompiled instead ("OP: ERROR: message";
+  // oracles/fake_prop_oracle.h). Empty for a run that compiled all it traced.
+  std::vector<std::string> fake_errors;
   // The compiler config the runner drew for this program (inductor-knobs'
   // "cpp.simdlen=0, cpp.threads=1, ..."); empty where it always compiles alike.
   std::string config;

@@ -152,6 +152,7 @@ RunResult decode_result(const std::string& payload) {
   if (j.contains("features")) r.features = j["features"].get<std::vector<std::string>>();
   if (j.contains("call_ms")) r.call_ms = j["call_ms"].get<std::vector<double>>();
   if (j.contains("counters")) r.counters = j["counters"].get<std::map<std::string, double>>();
+  if (j.contains("fake_errors")) r.fake_errors = j["fake_errors"].get<std::vector<std::string>>();
   r.config = j.value("config", "");
   if (j.contains("profile") && j["profile"].is_object()) r.profile = j["profile"];
   return r;

@@ -20,6 +20,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -871,11 +872,21 @@ def _dlfuzz_second_derivative(at_x, plus, minus, plus2, minus2, step):
     return torch.where(kink, torch.full_like(at_x, float("nan")), (4 * near - far) / 3)
 
 
-# Which float arguments get a tangent, tried in this order: the first that
-# forward mode supports is used. Parameters alone come last: an op without a
-# forward formula may read only data, and batch_norm's running statistics
-# (params here) may have no tangent.
+# Which float arguments get a tangent. The program's seed says which set is
+# tried first, then the next ones in this order (wrapping): the first that
+# forward mode supports is used. Each is a way users call jvp: through every
+# argument; through the data alone, the weights captured as constants (a
+# network's Jacobian-vector product in its input: what torch.compile of jvp
+# over layer_norm's weight fails on, 2026-12-07); through the weights alone
+# (forward gradients). An op without a forward formula may read only data,
+# and batch_norm's running statistics (params here) may have no tangent.
 TANGENT_SETS = ("every float argument", "the float data inputs", "the float params")
+
+
+def tangent_set_order(seed):
+    """The indices of TANGENT_SETS in the order a program of this seed tries them."""
+    first = seed % len(TANGENT_SETS)
+    return [(first + k) % len(TANGENT_SETS) for k in range(len(TANGENT_SETS))]
 
 
 def jvp_tangents(meta, args, which=0):
@@ -907,13 +918,13 @@ def _dlfuzz_tangents_once(state, meta, fn, args, order):
 
 
 def _dlfuzz_supported_tangent_set(meta, fn, args, order=1):
-    # The first of TANGENT_SETS (with a tangent at all) that forward mode runs
-    # eagerly on copies of args, or that it fails on with an error that is
-    # not one of its stated limits (a bug of forward mode: the runner is then
+    # The first of TANGENT_SETS in the seed's order (with a tangent at all)
+    # that forward mode runs eagerly on copies of args, or that it fails on
+    # with an error that is not one of its stated limits (a bug of forward mode: the runner is then
     # judged, and fails, against reverse mode's J·u); where every set meets a
     # stated limit, the first one's error.
     first_error = None
-    for which in range(len(TANGENT_SETS)):
+    for which in tangent_set_order(meta.seed):
         tangents = jvp_tangents(meta, args, which)
         if all(t is None for t in tangents):
             continue
@@ -1144,6 +1155,38 @@ def _export_accepts(sizes, guards, args):
     return True
 
 
+# Dynamo runs each op it traces on FakeTensors first. Where that raises, it
+# handles the frame as user code that raised ("Observed exception"): a graph
+# break that runs the frame uncompiled, where eager then computes the op. An
+# error of FakeTensor propagation on an op the real run computed is a bug of
+# the compiler the outputs cannot show (the fake-prop oracle). Data-dependent
+# values are tracing's documented limit, not such a bug.
+_FAKE_PROP_FAILED = "Dynamo failed to run FX node with fake tensors: "
+_FAKE_PROP_LIMITS = ("DataDependentOutputException", "DynamicOutputShapeException", "GuardOnDataDependentSymNode")
+
+
+def fake_prop_errors():
+    """The FakeTensor propagation errors Dynamo caught since its counters were
+    last cleared, one line each, "OP: ERROR: message" (distinct, sorted)."""
+    if not hasattr(torch, "_dynamo"):
+        return []
+    counters = torch._dynamo.utils.counters
+    found = set()
+    for reason in list(counters["unimplemented"]) + list(counters["graph_break"]):
+        at = reason.find(_FAKE_PROP_FAILED)
+        if at < 0:
+            continue
+        text = reason[at + len(_FAKE_PROP_FAILED):]
+        node = re.match(r"(call_\w+) (?:<(?:built-in )?(?:function|method) )?([\w.]+)", text)
+        op = node.group(2) if node else "?"
+        got = re.search(r"\): got (\w+)\(\\*['\"](.*)", text, re.S)
+        if not got or any(limit in got.group(1) + got.group(2) for limit in _FAKE_PROP_LIMITS):
+            continue
+        message = re.split(r"\\n|\n|\\*['\"]\)", got.group(2))[0].strip()
+        found.add(f"{op}: {got.group(1)}: {message[:400]}")
+    return sorted(found)
+
+
 def compiled(fn, backend, dynamic=False, options=None):
     if backend in ("eager", "crossref"):  # crossref: eager, checked by run(crossref=True)
         return fn
@@ -1319,6 +1362,8 @@ def main(meta, fn):
                 json.dump(dumps[0] if world == 1 else {"world": world, "ranks": dumps}, f)
         return 0
     resized = resized_meta(meta) if args.dynamic else None
+    if hasattr(torch, "_dynamo"):  # what follows is the compiled path's alone (fake_prop_errors)
+        torch._dynamo.utils.counters.clear()
     try:
         if args.export:
             compiled_fn = exported(meta, fn, args.export, dynamic=args.dynamic)
@@ -1347,9 +1392,11 @@ def main(meta, fn):
                 ref[key] = list(ref[key]) + list(ref_resized[key])
                 got[key] = list(got[key]) + list(got_resized[key])
     except Exception as e:  # the compiled path failing is the finding
+        _say_fake_prop_errors(say)
         print(*([f"rank {rank}:"] if world > 1 else []), "compiled path raised:", type(e).__name__,
               str(e).splitlines()[0] if str(e) else "")
         return 1
+    fell_back = _say_fake_prop_errors(say)
     worst = 0.0
     lines = []
     for kind in ("outputs", "grads", "params"):
@@ -1364,4 +1411,13 @@ def main(meta, fn):
             say(f"rank {r}: {line}" if world > 1 else line)
         worst = max(worst, rank_worst)
     say("max abs diff", worst)
-    return 1 if args.fail_above is not None and worst > args.fail_above else 0
+    return 1 if fell_back or (args.fail_above is not None and worst > args.fail_above) else 0
+
+
+def _say_fake_prop_errors(say):
+    # A frame Dynamo ran uncompiled because FakeTensor propagation raised
+    # (dlfuzz's fake-prop oracle): the values then agree, the error is the bug.
+    errors = fake_prop_errors()
+    for line in errors:
+        say("Dynamo ran a frame uncompiled, its FakeTensor propagation raised:", line)
+    return bool(errors)

@@ -457,6 +457,7 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         result["grads"] = list(got["grads"])
         result["params"] = list(got["params"])
         result["digests"] = list(got.get("digests", []))
+        result["fake_errors"] = rt.fake_prop_errors()  # frames Dynamo gave up on (the fake-prop oracle)
         if timed_calls > 0:  # steady state: graphs compiled now are recompiles
             graphs = timing.read_counters().get("graphs", 0.0)
             result["call_ms"], collective = timing.time_calls(meta, fn, timed_calls)
@@ -480,7 +481,8 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         tb = traceback.format_exc()
         text = describe(e)
         status = "oom" if "out of memory" in text.lower() else "exception"
-        result.update(status=status, stage=stage_of(e, tb) if stage == "run" else stage, error=text)
+        result.update(status=status, stage=stage_of(e, tb) if stage == "run" else stage, error=text,
+                      fake_errors=rt.fake_prop_errors() if stage != "setup" else [])
     finally:
         result["total_ms"] = (time.perf_counter() - t0) * 1000
         torch.set_default_dtype(torch.float32)
@@ -574,6 +576,7 @@ def run_compiled_batch(runners, programs, warmup, backends):
     runner's batch failed (then each program runs alone to say which)}."""
     got = dict.fromkeys(runners)
     t0 = time.perf_counter()
+    timing.reset_counters()
     try:
         loaded = [load(p, False) for p in programs]
         metas = [meta for meta, _ in loaded]
@@ -599,6 +602,8 @@ def run_compiled_batch(runners, programs, warmup, backends):
             got[runner] = [new_result(runner, setup_ms=setup * share, run_ms=(t2 - t1) * share,
                                       total_ms=(setup + t2 - t1) * share, outputs=g["outputs"],
                                       losses=g["losses"], grads=g["grads"], params=g["params"]) for g in results]
+        if rt.fake_prop_errors():  # a frame ran uncompiled: each program alone says whose it is
+            got = dict.fromkeys(runners)
     except Exception:
         pass
     finally:

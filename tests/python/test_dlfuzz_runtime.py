@@ -132,6 +132,45 @@ class MaxDiff(unittest.TestCase):
         self.assertEqual(rt.max_diff(t([inf]), t([1.0])), inf)
 
 
+# What torch 2.15's Dynamo counted when FakeTensor propagation of layer_norm
+# under torch.func.jvp raised (counters["unimplemented"], 2026-12-07; the
+# "For more details" line shortened), and the same for a data-dependent size.
+_FAKE_PROP_REASON = (
+    "Observed exception\n  Explanation: Dynamo found no exception handler at the top-level compiled function when"
+    " encountering an exception. Exception will propagate outside the compiled region.\n\n  Developer debug context:"
+    " raised exception RuntimeError('Dynamo failed to run FX node with fake tensors: call_function <function"
+    " layer_norm at 0x7f796e0139c0>(*(GradTrackingTensor(lvl=1, value=\\n    FakeTensor(..., size=(3, 2))\\n), [2],"
+    " FakeTensor(..., size=(2,))), **{}): got RuntimeError(\\'InferenceMode::is_enabled() && self.is_inference()"
+    " INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/VariableMethodStubs.cpp\":66, please"
+    " report a bug to PyTorch. Expected this method to only be reached in inference mode.\\')')\n\n For more details")
+_DATA_DEPENDENT_REASON = (
+    "Observed exception\n  Developer debug context: raised exception RuntimeError('Dynamo failed to run FX node with"
+    " fake tensors: call_method item(*(FakeTensor(..., size=()),), **{}): got DataDependentOutputException(aten."
+    "_local_scalar_dense.default)')")
+
+
+@unittest.skipUnless(hasattr(torch, "_dynamo"), "Dynamo needs PyTorch 2.x")
+class FakePropErrors(unittest.TestCase):
+    def setUp(self):
+        torch._dynamo.utils.counters.clear()
+
+    tearDown = setUp
+
+    def test_names_the_op_and_the_error_dynamo_caught(self):
+        torch._dynamo.utils.counters["unimplemented"][_FAKE_PROP_REASON] += 1
+        torch._dynamo.utils.counters["graph_break"][_FAKE_PROP_REASON] += 1  # counted twice: reported once
+        self.assertEqual(rt.fake_prop_errors(), [
+            "layer_norm: RuntimeError: InferenceMode::is_enabled() && self.is_inference() INTERNAL ASSERT FAILED at"
+            " \"/__w/pytorch/pytorch/aten/src/ATen/native/VariableMethodStubs.cpp\":66, please report a bug to"
+            " PyTorch. Expected this method to only be reached in inference mode."])
+
+    def test_data_dependent_sizes_and_plain_graph_breaks_are_not_errors(self):
+        torch._dynamo.utils.counters["unimplemented"][_DATA_DEPENDENT_REASON] += 1
+        torch.compile(lambda x: print("a graph break") or x.sin(), backend="eager")(torch.ones(2))
+        self.assertTrue(torch._dynamo.utils.counters["graph_break"], "the print broke the graph")
+        self.assertEqual(rt.fake_prop_errors(), [])
+
+
 class Run(unittest.TestCase):
     def test_inference(self):
         m = meta([X, W])

@@ -147,6 +147,19 @@ class Batched(unittest.TestCase):
         self.assertEqual([r["status"] for r in results], ["ok", "exception", "ok"])
 
 
+    @unittest.skipUnless(HAS_COMPILE, "torch.compile needs PyTorch 2.x")
+    def test_a_batch_dynamo_ran_partly_uncompiled_runs_each_alone(self):
+        # Dynamo's caught FakeTensor error belongs to one program: alone, each
+        # result says whether it is its own (the fake-prop oracle).
+        with mock.patch.object(rt, "fake_prop_errors", return_value=["mul: RuntimeError: planted"]):
+            with mock.patch.object(worker, "run_one", wraps=worker.run_one) as alone_runs:
+                results = list(worker.run_batch([INFER, INFER2], ["aot-eager"], 1))
+        self.assertEqual([r["status"] for r in results], ["ok", "ok"])
+        self.assertEqual([r["fake_errors"] for r in results], [["mul: RuntimeError: planted"]] * 2)
+        self.assertEqual([c.args[0] for c in alone_runs.call_args_list], ["aot-eager", "aot-eager"])
+        self.assertEqual([r["fake_errors"] for r in worker.run_batch([INFER, INFER2], ["aot-eager"], 1)], [[], []])
+
+
 class Resized(unittest.TestCase):
     def test_data_inputs_get_another_batch_params_keep_theirs(self):
         meta = worker.load(TRAIN_SGD, False)[0]

@@ -51,6 +51,7 @@ RunResult full_result() {
   r.features = {"node:aten::add"};
   r.call_ms = {0.5, 0.25};
   r.counters = {{"kernels", 2}};
+  r.fake_errors = {"layer_norm: RuntimeError: boom"};
   r.config = "cpp.simdlen=0";
   r.profile = {{"ops", {{"aten::add", 0.1, 1}}}};
   return r;
