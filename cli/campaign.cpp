@@ -22,6 +22,7 @@
 #include "generator/generator.h"
 #include "oracles/evaluate.h"
 #include "reducers/subprocess.h"
+#include "runners/runner.h"
 #include "triage/bug_split.h"
 #include "triage/store.h"
 
@@ -81,7 +82,13 @@ void lane(const CampaignOptions& opt, const std::vector<std::string>& runners, b
   eo.rank_processes = opt.rank_processes;
   if (opt.perf) eo.timed_calls = opt.perf_options.timed_calls;
   Executor ex(eo);
-  GenPolicy base = cli::with_target(opt.policy, opt.target, python_lane);
+  // --target torch2 writes ops and dtypes LibTorch 1.13 lacks (view(dtype),
+  // uint16, rms_norm): the C++ runners of a 1.13 build keep torch1.13
+  // programs, as under auto (given torch2 programs, ts, ts-nnc, ts-legacy and
+  // frozen stored "exception at compile" for 4% of a campaign's programs).
+  bool native_on_113 = !python_lane && torch_version_string().rfind("torch 1.", 0) == 0;
+  GenPolicy base =
+      cli::with_target(opt.policy, native_on_113 && opt.target == "torch2" ? "auto" : opt.target, python_lane);
   base.device = opt.device;
   // The PyTorch 2.x lane takes `batch` programs at a time and runs their
   // compiled runners as one function; a finding from such a batch is judged

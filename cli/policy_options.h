@@ -21,7 +21,8 @@ inline void add_policy_options(CLI::App* cmd, std::string& policy_file, std::str
   cmd->add_option("--target", target,
                   "the PyTorch programs are written for: torch1.13 (what every runner runs), torch2 (int16, half "
                   "everywhere, rms_norm, scaled_dot_product_attention), or auto: torch2 where only PyTorch 2.x's "
-                  "runners run a program, else the policy's (torch1.13 by default)")
+                  "runners run a program, else the policy's (torch1.13 by default); the C++ runners of a LibTorch 1.13 "
+                  "build run torch1.13 programs under torch2 too")
       ->check(CLI::IsMember({"auto", "torch1.13", "torch2"}))
       ->capture_default_str();
 }

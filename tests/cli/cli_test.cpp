@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runners/runner.h"
 #include "tests/cli/shell_outcome.h"
 #include "triage/store.h"
 
@@ -170,6 +171,17 @@ TEST(Cli, ASampledRunnerRunsOnOneProgramInN) {
     Outcome b = dlfuzz(std::string("fuzz --programs 1 --runners aot-eager --sampled ") + bad + " --db " + db);
     EXPECT_EQ(b.code, 2) << bad << ": " << b.out;
   }
+}
+
+// --target torch2 with the C++ runners of Debian's LibTorch 1.13: their lane
+// keeps torch1.13 programs, so view(dtype) (torch2 only) never reaches
+// TorchScript 1.13, whose compile of it fails with an empty first line.
+TEST(Cli, Torch2TargetLeavesLibTorch113RunnersTheirPrograms) {
+  if (torch_version_string().rfind("torch 1.", 0) != 0) GTEST_SKIP() << "a LibTorch 2.x build runs torch2 programs";
+  std::string db = temp_path("target.db");
+  Outcome o = dlfuzz("fuzz --programs 20 --runners ts --target torch2 --ops view_dtype --no-progress --db " + db);
+  EXPECT_EQ(o.out.find("ts vs eager at compile"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("20 programs"), std::string::npos) << o.out;
 }
 
 TEST(Cli, CorruptDatabaseIsRefusedAndUntouched) {
