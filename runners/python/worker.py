@@ -457,7 +457,6 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
         result["grads"] = list(got["grads"])
         result["params"] = list(got["params"])
         result["digests"] = list(got.get("digests", []))
-        result["fake_errors"] = rt.fake_prop_errors()  # frames Dynamo gave up on (the fake-prop oracle)
         if timed_calls > 0:  # steady state: graphs compiled now are recompiles
             graphs = timing.read_counters().get("graphs", 0.0)
             result["call_ms"], collective = timing.time_calls(meta, fn, timed_calls)
@@ -475,6 +474,8 @@ def run_one(runner, program, warmup, timed_calls=0, profile_dir=""):
             result["profile"]["graph_breaks"] = timing.graph_break_reasons()
         if runner in RESIZED_RUNNERS:
             append_resized(result, meta, program_fn, fn)
+        # frames Dynamo gave up on, the resized call's recompile included (the fake-prop oracle)
+        result["fake_errors"] = rt.fake_prop_errors()
     except MemoryError as e:
         result.update(status="oom", stage=stage, error=f"MemoryError: {e}")
     except Exception as e:  # the system under test failing is data
