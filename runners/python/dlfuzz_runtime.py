@@ -920,9 +920,9 @@ def _dlfuzz_tangents_once(state, meta, fn, args, order):
 def _dlfuzz_supported_tangent_set(meta, fn, args, order=1):
     # The first of TANGENT_SETS in the seed's order (with a tangent at all)
     # that forward mode runs eagerly on copies of args, or that it fails on
-    # with an error that is not one of its stated limits (a bug of forward mode: the runner is then
-    # judged, and fails, against reverse mode's J·u); where every set meets a
-    # stated limit, the first one's error.
+    # with an error that is not one of its stated limits (a bug of forward
+    # mode: the runner is then judged, and fails, against reverse mode's J·u);
+    # where every set meets a stated limit, the first one's error.
     first_error = None
     for which in tangent_set_order(meta.seed):
         tangents = jvp_tangents(meta, args, which)

@@ -146,7 +146,6 @@ class Batched(unittest.TestCase):
         results = list(worker.run_batch([INFER, bad, INFER2], ["aot-eager"], 1))
         self.assertEqual([r["status"] for r in results], ["ok", "exception", "ok"])
 
-
     @unittest.skipUnless(HAS_COMPILE, "torch.compile needs PyTorch 2.x")
     def test_a_batch_dynamo_ran_partly_uncompiled_runs_each_alone(self):
         # Dynamo's caught FakeTensor error belongs to one program: alone, each
