@@ -1,7 +1,8 @@
 // The program body as Python source that is also valid TorchScript: one
 // statement per node, loops as `for _ in range(n)`, branches as `if bool(c)`,
 // checkpoints as a nested function (in place for TorchScript); in Python, a
-// loop or branch marked hop=true as scan or torch.cond (generator/hop.h).
+// loop or branch marked hop=true as scan or torch.cond, and a loop marked
+// region=true as a nested compile region called per trip (generator/hop.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -84,7 +85,7 @@ class FunctionWriter {
     for (int y : p_.body.yields) outs.push_back(py_name(p_, y));
     if (p_.train) outs.push_back(py_name(p_, p_.train->loss));
     line(1, fmt::format("return ({}{})", fmt::join(outs, ", "), outs.size() == 1 ? "," : ""));
-    return out_;
+    return regions_ + out_;
   }
 
  private:
@@ -282,6 +283,33 @@ class FunctionWriter {
       line(depth, fmt::format("{} = _{}[{}]", py_name(p_, n.outputs[k]), out, k + 1));
   }
 
+  // A loop with region=true (generator/hop.h): its body as a module-level
+  // function under torch.compiler.nested_compile_region (Dynamo refuses the
+  // decorator inside the compiled function), taking the carry and then the
+  // values the body closes over, called once per trip of a plain `for`.
+  void region_loop(const Node& n, int depth) {
+    const auto& carry = std::get<ValueList>(n.arg("carry")->value).ids;
+    const Block& body = n.blocks[0];
+    std::string fn = "_region_" + py_name(p_, n.outputs.at(0));
+    std::vector<std::string> params, args, ys;
+    for (int prm : body.params) params.push_back(py_name(p_, prm));
+    args = params;
+    for (int v : free_values(body)) args.push_back(py_name(p_, v));
+    for (int y : body.yields) ys.push_back(fresh_yield(body, y));
+    std::string caller = std::move(out_);
+    out_.clear();
+    line(0, "@torch.compiler.nested_compile_region");
+    line(0, fmt::format("def {}({}):", fn, fmt::join(args, ", ")));
+    block(body, 1);
+    line(1, "return " + tuple(ys));
+    regions_ += out_ + "\n\n";
+    out_ = std::move(caller);
+    for (size_t k = 0; k < carry.size(); ++k) line(depth, params[k] + " = " + py_name(p_, carry[k]));
+    line(depth, fmt::format("for _ in range({}):", std::get<int64_t>(n.arg("n")->value)));
+    line(depth + 1, fmt::format("{} = {}({})", tuple(params), fn, fmt::join(args, ", ")));
+    for (size_t k = 0; k < carry.size(); ++k) line(depth, py_name(p_, n.outputs[k]) + " = " + params[k]);
+  }
+
   void block(const Block& b, int depth) {
     for (const auto& n : b.nodes) node(n, depth);
   }
@@ -291,6 +319,10 @@ class FunctionWriter {
       if (n.op == "if") hop_cond(n, depth);
       else if (is_while_loop(n)) hop_while(n, depth);
       else hop_scan(n, depth);
+      return;
+    }
+    if (!ts_ && is_region(n)) {
+      region_loop(n, depth);
       return;
     }
     if (n.op == "loop") {
@@ -347,6 +379,7 @@ class FunctionWriter {
   bool ts_;
   bool f64_;  // floating dtype literals as float64
   std::string out_;
+  std::string regions_;  // module-level definitions of nested compile regions
 };
 
 }  // namespace

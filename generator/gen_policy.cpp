@@ -22,6 +22,7 @@ uint64_t GenPolicy::hash() const {
     s += fmt::format(" target={} autocast={} checkpoint={} hop={}", target_name(target), p_autocast, p_checkpoint,
                      p_hop);
   if (target != Target::torch113 && p_while_loop != 0.5) s += fmt::format(" while={}", p_while_loop);
+  if (target != Target::torch113 && p_region != 0.5) s += fmt::format(" region={}", p_region);
   s += fmt::format(" written={} template={} item={}", p_written_values, p_template, p_item);
   for (const auto& [t, w] : dtype_weights) s += fmt::format(" {}={}", dtype_name(t), w);
   for (const auto& [f, w] : family_weights) s += fmt::format(" {}={}", f, w);
@@ -61,6 +62,7 @@ void for_each_knob(GenPolicy& p, F&& f) {
   f("p_checkpoint", p.p_checkpoint);
   f("p_hop", p.p_hop);
   f("p_while_loop", p.p_while_loop);
+  f("p_region", p.p_region);
   f("world", p.world);
   f("device", p.device);
   f("focus_ops", p.focus_ops);

@@ -53,6 +53,10 @@ struct GenPolicy {
   // (a counter carried beside its values) instead of scan: another lowering
   // in Dynamo, export, Inductor and AOTInductor, and another autograd.
   double p_while_loop = 0.5;
+  // Chance that a torch2 one-rank loop that is not a higher-order op runs its
+  // body as a torch.compiler.nested_compile_region called on each trip
+  // (region=true, generator/hop.h): hierarchical compilation of a layer stack.
+  double p_region = 0.5;
   // Ranks of generated programs. Above 1: training programs get a dp or zero
   // plan, inference programs explicit collectives (see policy_for_world).
   int world = 1;

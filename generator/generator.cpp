@@ -145,10 +145,11 @@ class Generator {
 
   // A loop with one carried tensor, or an if/else on a 0-d bool, whose blocks
   // apply a short chain of ops that keep the carried type: elementwise ones,
-  // or, for a torch2 loop or branch to be spelled as a higher-order op (drawn
-  // from the seed, as checkpointing is, so the rest of the program is the same
-  // either way), ops of most families, as models put in a scan's step or a
-  // cond's branch. The mark stays off where the blocks hold what the ops refuse.
+  // or, for a torch2 loop or branch to be spelled as a higher-order op or a
+  // loop body to be a nested compile region (drawn from the seed, as
+  // checkpointing is, so the rest of the program is the same either way), ops
+  // of most families, as models put in a scan's step, a cond's branch or a
+  // layer. The mark stays off where the blocks hold what the ops refuse.
   void control_flow() {
     auto v = g_.pick(is_float_t);
     if (!v) return;
@@ -157,6 +158,7 @@ class Generator {
     bool hop = p_.target == Target::torch2 && p_.plan.world == 1 && own.coin(g_.policy().p_hop);
     bool while_loop = own.coin(g_.policy().p_while_loop);
     bool loop = c_.coin(0.5);
+    bool region = p_.target == Target::torch2 && p_.plan.world == 1 && loop && !hop && own.coin(g_.policy().p_region);
     Node n;
     if (loop) {
       n.op = "loop";
@@ -169,7 +171,7 @@ class Generator {
       // derivative stay off it) and its NaNs come with it.
       if (g_.from_param_.count(*v)) g_.from_param_.insert(carried);
       if (g_.may_nan_.count(*v)) g_.may_nan_.insert(carried);
-      fill_block(n.blocks[0], n.blocks[0].params[0], t, hop);
+      fill_block(n.blocks[0], n.blocks[0].params[0], t, hop || region);
     } else {
       int cond = branch_condition(*v);
       n.op = "if";
@@ -187,6 +189,7 @@ class Generator {
       // users write it, so that known refusal does not hide the rest.
       if (loop) n.arg("carry")->value = ValueList{{g_.emit1("clone", {{"self", ValueRef{*v}}})}};
     }
+    if (region && region_error(p_, n).empty()) n.args.push_back({"region", true});
     g_.emit(std::move(n));
   }
 

@@ -1,5 +1,6 @@
 #include "generator/hop.h"
 
+#include <algorithm>
 #include <set>
 
 #include "generator/op_spec.h"
@@ -7,6 +8,8 @@
 namespace dlfuzz {
 
 bool is_hop(const Node& n) { return infer_util::bool_arg(n, "hop", false); }
+
+bool is_region(const Node& n) { return n.op == "loop" && infer_util::bool_arg(n, "region", false); }
 
 bool is_while_loop(const Node& n) { return n.op == "loop" && is_hop(n) && infer_util::bool_arg(n, "while", false); }
 
@@ -48,6 +51,32 @@ std::string hop_error(const Program& p, const Node& n) {
   for (const auto& b : n.blocks)
     if (auto e = block_error(b); !e.empty()) return e;
   return "";
+}
+
+std::string region_error(const Program& p, const Node& n) {
+  if (n.op != "loop") return "only a loop's body can be a nested compile region";
+  if (is_hop(n)) return "a higher-order loop's body cannot also be a nested compile region";
+  if (p.target != Target::torch2) return "a nested compile region needs target=torch2";
+  if (p.plan.world != 1) return "a nested compile region runs on one rank";
+  if (n.blocks.empty() || n.blocks[0].yields.empty()) return "a nested compile region must yield a value";
+  const Arg* trips = n.arg("n");
+  if (!trips || !std::holds_alternative<int64_t>(trips->value) || std::get<int64_t>(trips->value) < 1)
+    return "a nested compile region's loop needs at least one trip";
+  return block_error(n.blocks[0]);
+}
+
+std::vector<int> free_values(const Block& b) {
+  std::set<int> defined(b.params.begin(), b.params.end());
+  std::vector<int> free;
+  auto read = [&](int id) {
+    if (!defined.count(id) && std::find(free.begin(), free.end(), id) == free.end()) free.push_back(id);
+  };
+  for (const auto& n : b.nodes) {
+    for (int id : node_inputs(n)) read(id);
+    defined.insert(n.outputs.begin(), n.outputs.end());
+  }
+  for (int y : b.yields) read(y);
+  return free;
 }
 
 }  // namespace dlfuzz

@@ -7,9 +7,16 @@
 // whole construct in one graph (no graph break on the data-dependent branch,
 // no unrolling of the loop), and AOTAutograd and Inductor lower it as a
 // subgraph: paths the plain `if bool(c)` / `for` spelling never reaches.
+// A plain loop with region=true keeps its Python `for`, and its body becomes
+// a module-level function under torch.compiler.nested_compile_region, called
+// once per trip with the carry and the values it closes over: the layer stack
+// that hierarchical compilation is for (Dynamo traces the body once, as an
+// invoke_subgraph higher-order op, and stamps it out on each call;
+// AOTAutograd partitions it on its own). Eager runs it as a plain function.
 // TorchScript spells the same node as plain control flow.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "generator/program.h"
 
@@ -28,5 +35,18 @@ bool is_while_loop(const Node& n);
 // closes over), no result, a loop of zero trips (scan under torch.compile
 // needs one) or of an empty carry, and programs not for PyTorch 2.x or over several ranks.
 std::string hop_error(const Program& p, const Node& n);
+
+// Whether node n is a loop whose body is a nested compile region (region=true).
+bool is_region(const Node& n);
+
+// Why node n's body cannot be a nested compile region in p, or "" when it can:
+// a loop that is not a higher-order op itself, of at least one trip (else the
+// region is never called), whose body holds what a higher-order op's may
+// (a graph break inside a region is an error under torch.compile).
+std::string region_error(const Program& p, const Node& n);
+
+// The values block b reads that it neither defines nor takes as params, in
+// the order it first reads them: what a region's function gets as arguments.
+std::vector<int> free_values(const Block& b);
 
 }  // namespace dlfuzz

@@ -164,14 +164,17 @@ class Verifier {
     if (n.op == "loop" || n.op == "if") {
       for (const auto& a : n.args) {
         bool known = a.name == "hop" ||
-                     (n.op == "loop" ? a.name == "n" || a.name == "carry" || a.name == "while" : a.name == "cond");
+                     (n.op == "loop" ? a.name == "n" || a.name == "carry" || a.name == "while" || a.name == "region"
+                                     : a.name == "cond");
         if (!known) return fmt::format("{} takes no argument '{}'", n.op, a.name);
-        if ((a.name == "hop" || a.name == "while") && !std::holds_alternative<bool>(a.value))
+        if ((a.name == "hop" || a.name == "while" || a.name == "region") && !std::holds_alternative<bool>(a.value))
           return a.name + " takes true or false";
       }
       if (n.arg("while") && !is_hop(n)) return "while=true marks a loop that is a higher-order op (hop=true)";
       if (is_hop(n))
         if (auto e = hop_error(p_, n); !e.empty()) return e;
+      if (is_region(n))
+        if (auto e = region_error(p_, n); !e.empty()) return e;
     }
     if (n.op == "loop") {
       const Arg* trips = n.arg("n");

@@ -2,7 +2,8 @@
 // Per `loop`: replace it by its carried inputs (zero trips), by its body run
 // once (inlined), or keep it with a trip count of 1. Per `checkpoint`: its
 // body in place (no recomputation), or a plain checkpoint for a selective one.
-// A kept `if` or `loop` spelled as a higher-order op: plain control flow.
+// A kept `if` or `loop` spelled as a higher-order op, or a loop whose body is
+// a nested compile region: plain control flow.
 #include <algorithm>
 #include <map>
 
@@ -28,7 +29,7 @@ struct Flatten {
         out.push_back(std::move(n));
       } else if (c == Cut::not_selective || c == Cut::not_hop) {
         auto marked = [&](const Arg& a) {
-          return c == Cut::not_hop ? a.name == "hop" || a.name == "while" : a.name == "selective";
+          return c == Cut::not_hop ? a.name == "hop" || a.name == "while" || a.name == "region" : a.name == "selective";
         };
         n.args.erase(std::remove_if(n.args.begin(), n.args.end(), marked), n.args.end());
         out.push_back(std::move(n));
@@ -63,7 +64,7 @@ void reduce_control_flow(Oracle& o, Program& p) {
       const Arg* trips = n->arg("n");
       bool many = trips && std::holds_alternative<int64_t>(trips->value) && std::get<int64_t>(trips->value) > 1;
       bool keep_trips = !many || o.shouldKeep();
-      bool keep_hop = !is_hop(*n) || o.shouldKeep();
+      bool keep_hop = !(is_hop(*n) || is_region(*n)) || o.shouldKeep();
       if (!keep_loop) f.cut[n] = Cut::carry;
       else if (!keep_loop_structure) f.cut[n] = Cut::inline_body;
       else if (!keep_trips) f.cut[n] = Cut::one_trip;

@@ -137,11 +137,65 @@ TEST(Hop, VerifyRefusesWhatTheOpsRefuse) {
   EXPECT_NE(test::parse_error(other).find("no argument 'fast'"), std::string::npos) << test::parse_error(other);
 }
 
+// A loop with region=true: its body a module-level function under
+// torch.compiler.nested_compile_region taking the carry and what the body
+// closes over, called per trip; plain control flow in TorchScript.
+const std::string kRegion =
+    "%3 : f32[2,3] = loop n=3, carry=[%x], region=true (%k : f32[2,3]) {\n"
+    "  %4 : f32[2,3] = tanh %k\n"
+    "  %5 : f32[2,3] = add %4, %w\n"
+    "  %6 : f32[] = sum %w\n"
+    "  %7 : f32[2,3] = mul %5, %6\n"
+    "  yield %7\n"
+    "}\n"
+    "return %3\n";
+
+TEST(Hop, ARegionLoopCallsItsBodyAsANestedCompileRegion) {
+  Program p = test::parse(kHead + kRegion);
+  EXPECT_EQ(verify(p), "");
+  EXPECT_EQ(print_program(p), kHead + kRegion);
+  EXPECT_TRUE(is_region(p.body.nodes[2]));
+  EXPECT_FALSE(is_hop(p.body.nodes[2]));
+  std::vector<int> free = free_values(p.body.nodes[2].blocks[0]);
+  ASSERT_EQ(free.size(), 1u);
+  EXPECT_EQ(p.values.at(free[0]).name, "w");
+  std::string py = emit_function(p, "f", false, false);
+  // Defined before the function, at module level, where Dynamo allows the decorator.
+  EXPECT_EQ(py.find("@torch.compiler.nested_compile_region\ndef _region_v3(k, w):\n    v4 = torch.tanh(k)"), 0) << py;
+  EXPECT_LT(py.find("    return (v7,)\n"), py.find("def f(")) << py;
+  EXPECT_NE(py.find("    k = x\n    for _ in range(3):\n        (k,) = _region_v3(k, w)\n    v3 = k\n"),
+            std::string::npos)
+      << py;
+  std::string ts = emit_torchscript(p);
+  EXPECT_EQ(ts.find("region"), std::string::npos) << ts;
+  EXPECT_NE(ts.find("for _ in range(3):"), std::string::npos) << ts;
+  // A yield the body does not compute is cloned (higher-order ops refuse an output aliasing an input).
+  std::string alias = kHead + kRegion;
+  alias.replace(alias.find("yield %7"), 8, "yield %k");
+  EXPECT_NE(emit_function(test::parse(alias), "f", false, false).find("return (k.clone(),)"), std::string::npos);
+  // Not with hop=true, not of zero trips, not over what a region refuses, not for LibTorch 1.13.
+  std::string both = kHead + kRegion;
+  both.replace(both.find("region=true"), 11, "region=true, hop=true");
+  EXPECT_NE(test::parse_error(both).find("cannot also"), std::string::npos) << test::parse_error(both);
+  std::string zero = kHead + kRegion;
+  zero.replace(zero.find("n=3"), 3, "n=0");
+  EXPECT_NE(test::parse_error(zero).find("one trip"), std::string::npos) << test::parse_error(zero);
+  std::string item = kHead + kRegion;
+  item.replace(item.find("mul %5, %6"), 10, "mul %5, %6.item()");
+  EXPECT_NE(test::parse_error(item).find("item"), std::string::npos) << test::parse_error(item);
+  std::string old = kHead + kRegion;
+  old.replace(old.find(" target=torch2"), 14, "");
+  EXPECT_NE(test::parse_error(old).find("torch2"), std::string::npos) << test::parse_error(old);
+  std::string on_if = kHead + kCond + "return %1\n";
+  on_if.replace(on_if.find("hop=true"), 8, "region=true");
+  EXPECT_NE(test::parse_error(on_if).find("no argument 'region'"), std::string::npos) << test::parse_error(on_if);
+}
+
 TEST(Hop, GeneratedOverManySeeds) {
   GenPolicy policy;
   policy.target = Target::torch2;
   policy.p_control_flow = 1;
-  int conds = 0, scans = 0, whiles = 0, plain = 0, training = 0;
+  int conds = 0, scans = 0, whiles = 0, plain = 0, regions = 0, training = 0;
   for (int seed = 0; seed < 1000; ++seed) {
     policy.p_training = seed % 2 ? 1 : 0;
     Program p = generate_program(policy, seed);
@@ -151,6 +205,11 @@ TEST(Hop, GeneratedOverManySeeds) {
     EXPECT_TRUE(back.program == p) << "seed " << seed;
     for_each_node(p.body, [&](const Node& n) {
       if (n.op != "if" && n.op != "loop") return;
+      if (is_region(n)) {
+        EXPECT_EQ(region_error(p, n), "") << "seed " << seed;
+        ++regions;
+        return;
+      }
       if (!is_hop(n)) {
         ++plain;
         return;
@@ -170,25 +229,29 @@ TEST(Hop, GeneratedOverManySeeds) {
   EXPECT_GT(conds, 150);
   EXPECT_GT(scans, 70);
   EXPECT_GT(whiles, 70);  // p_while_loop 0.5 of the loops
-  EXPECT_GT(plain, 300);
+  EXPECT_GT(regions, 70);  // p_region 0.5 of the loops that are not higher-order ops
+  EXPECT_GT(plain, 200);
   EXPECT_GT(training, 150);
   // Never inside an activation checkpoint (PyTorch 2.15 compiles none there).
   policy.p_training = 1;
   policy.p_checkpoint = 1;
-  int regions = 0;
+  int checkpoints = 0;
   for (int seed = 0; seed < 300; ++seed) {
     Program p = generate_program(policy, seed);
     for (const Node& n : p.body.nodes)
       if (n.op == "checkpoint") {
-        ++regions;
+        ++checkpoints;
         for_each_node(n.blocks[0], [&](const Node& m) { EXPECT_FALSE(is_hop(m)) << "seed " << seed; });
       }
   }
-  EXPECT_GT(regions, 200);
+  EXPECT_GT(checkpoints, 200);
   // Never for LibTorch 1.13 or over ranks.
   policy.target = Target::torch113;
   for (int seed = 0; seed < 200; ++seed)
-    for_each_node(generate_program(policy, seed).body, [&](const Node& n) { EXPECT_FALSE(is_hop(n)); });
+    for_each_node(generate_program(policy, seed).body, [&](const Node& n) {
+      EXPECT_FALSE(is_hop(n));
+      EXPECT_FALSE(is_region(n));
+    });
 }
 
 }  // namespace

@@ -108,4 +108,28 @@ TEST(HopRun, WhileLoopAgreesWithEager) {
                {"inductor"});
 }
 
+// A loop whose body is a nested compile region (region=true): the layer
+// stack of hierarchical compilation, the body traced once as invoke_subgraph
+// and called on each trip with the param it closes over, trained through
+// Inductor (the region's own partitioned backward).
+TEST(HopRun, NestedCompileRegionLoopTrainsAsEager) {
+  if (!test::venv_imports("torch._higher_order_ops.invoke_subgraph")) GTEST_SKIP() << "no .venv with PyTorch 2.x";
+  const std::string text =
+      "dlfuzz 1 seed=1 mode=train device=cpu world=1 plan=none target=torch2\n"
+      "param %w : f32[3,3] range(-0.5,0.5)\n"
+      "input %x : f32[4,3] range(-1.0,1.0)\n"
+      "target %y : f32[4,3] range(-1.0,1.0)\n"
+      "%1 : f32[4,3] = loop n=3, carry=[%x], region=true (%h : f32[4,3]) {\n"
+      "  %2 : f32[4,3] = matmul %h, %w\n"
+      "  %3 : f32[4,3] = layer_norm %2, normalized_shape=[3]\n"
+      "  %4 : f32[4,3] = tanh %3\n"
+      "  yield %4\n"
+      "}\n"
+      "%5 : f32[] = mse_loss %1, %y\n"
+      "return %1\n"
+      "loss %5\n"
+      "step sgd lr=0.1 momentum=0.0 weight_decay=0.0 steps=2\n";
+  expect_agree(text, {"inductor"});
+}
+
 }  // namespace dlfuzz
