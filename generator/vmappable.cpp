@@ -68,11 +68,9 @@ struct Batching {
 
   // A Python `if` on an unbatched value and a Python `for` are plain Python
   // around ops; their higher-order spellings (torch.cond, scan, while_loop)
-  // and a nested compile region (invoke_subgraph has no functorch rule:
-  // compiled vmap and jvp over one fail) are left out.
+  // are left out.
   std::string structural(const Node& n) {
     if (is_hop(n)) return "higher-order " + n.op;
-    if (is_region(n)) return "a nested compile region";
     if (n.op == "if") {
       for (int id : operands_of(n).ids)
         if (is(id) && !tangents) return "an if on a batched value";
