@@ -294,14 +294,24 @@ def _dlfuzz_tp_gather(x, dim):
     return _DlfuzzTpGather.apply(x, dim)
 
 
+_DEFINED_PROGRAMS = []  # the names of the modules define_program registered, oldest first
+
+
 def define_program(source, name="program"):
     """The emitted function `name` from its source, defined where it finds torch and the
     _dlfuzz_ helpers (the worker's way; the repro defines it beside this text)."""
-    # A real module, registered by name: Dynamo of 2.11 and 2.12 imports a traced
-    # function's module by its __name__ ("No module named 'dlfuzz_program'").
-    module = types.ModuleType("dlfuzz_program")
+    # A real module, registered under a name of its own: Dynamo of 2.11 and 2.12
+    # imports a traced function's module by its __name__ ("No module named
+    # 'dlfuzz_program'"), and Dynamo of 2.15 a program's nested compile regions
+    # (module-level functions) too, so programs defined side by side (a batch)
+    # may not share one: a later program's module hid an earlier one's regions.
+    # The latest 256 stay registered (a batch defines at most a few dozen).
+    module = types.ModuleType(f"dlfuzz_program_{len(_DEFINED_PROGRAMS)}")
     module.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})
     sys.modules[module.__name__] = module
+    _DEFINED_PROGRAMS.append(module.__name__)
+    if len(_DEFINED_PROGRAMS) > 256:
+        sys.modules.pop(_DEFINED_PROGRAMS[-257], None)
     exec(compile(source, "<dlfuzz program>", "exec"), module.__dict__)
     return getattr(module, name)
 

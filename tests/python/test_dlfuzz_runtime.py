@@ -171,6 +171,30 @@ class FakePropErrors(unittest.TestCase):
         self.assertEqual(rt.fake_prop_errors(), [])
 
 
+@unittest.skipUnless(hasattr(torch, "compiler") and hasattr(torch.compiler, "nested_compile_region"),
+                     "nested compile regions need PyTorch 2.x")
+class DefineProgram(unittest.TestCase):
+    # A program's nested compile regions are module-level functions that
+    # Dynamo reaches through an import of the program's module by name, kept
+    # in the compiling frame's globals (`__import_<name>`): programs defined
+    # one after another in one worker, as a campaign does, each need a module
+    # name of their own. (With one name, the second compile failed: "module
+    # 'dlfuzz_program' has no attribute '_region_v3'".)
+    SOURCE = ("@torch.compiler.nested_compile_region\n"
+              "def _region_v{n}(h):\n"
+              "    return (h * {k},)\n\n\n"
+              "def program(x):\n"
+              "    (h,) = _region_v{n}(x)\n"
+              "    (h,) = _region_v{n}(h)\n"
+              "    return (h,)\n")
+
+    def test_programs_defined_one_after_another_each_reach_their_regions(self):
+        for n, k in ((16, 2), (3, 3), (16, 5)):
+            fn = rt.define_program(self.SOURCE.format(n=n, k=k))
+            out = torch.compile(lambda x, fn=fn: fn(x), backend="eager")(torch.ones(2))[0]
+            self.assertEqual(out.tolist(), [k * k, k * k])
+
+
 class Run(unittest.TestCase):
     def test_inference(self):
         m = meta([X, W])
