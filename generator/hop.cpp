@@ -32,17 +32,27 @@ std::string block_error(const Block& b) {
   return "";
 }
 
+// What a higher-order op and a nested compile region both need, `what`
+// naming the construct: a torch2 program on one rank, a value yielded, and
+// for a loop at least one trip (a scan under torch.compile needs one; a
+// region of zero trips is never called).
+std::string subgraph_error(const Program& p, const Node& n, const std::string& what) {
+  if (p.target != Target::torch2) return what + " needs target=torch2";
+  if (p.plan.world != 1) return what + " runs on one rank";
+  if (n.blocks.empty() || n.blocks[0].yields.empty()) return what + " must yield a value";
+  if (n.op != "loop") return "";
+  const Arg* trips = n.arg("n");
+  if (!trips || !std::holds_alternative<int64_t>(trips->value) || std::get<int64_t>(trips->value) < 1)
+    return what + "'s loop needs at least one trip";
+  return "";
+}
+
 }  // namespace
 
 std::string hop_error(const Program& p, const Node& n) {
   if (n.op != "if" && n.op != "loop") return "only an if or a loop can be a higher-order op";
-  if (p.target != Target::torch2) return "higher-order control flow needs target=torch2";
-  if (p.plan.world != 1) return "higher-order control flow runs on one rank";
-  if (n.blocks.empty() || n.blocks[0].yields.empty()) return "a higher-order op must yield a value";
+  if (auto e = subgraph_error(p, n, "a higher-order op"); !e.empty()) return e;
   if (n.op == "loop") {
-    const Arg* trips = n.arg("n");
-    if (!trips || !std::holds_alternative<int64_t>(trips->value) || std::get<int64_t>(trips->value) < 1)
-      return "a scan needs at least one trip";
     // Scan compares the strides of its init and each step's carry, and a
     // zero-size tensor's strides are whatever made it (contiguous() keeps them).
     for (int prm : n.blocks.at(0).params)
@@ -56,12 +66,7 @@ std::string hop_error(const Program& p, const Node& n) {
 std::string region_error(const Program& p, const Node& n) {
   if (n.op != "loop") return "only a loop's body can be a nested compile region";
   if (is_hop(n)) return "a higher-order loop's body cannot also be a nested compile region";
-  if (p.target != Target::torch2) return "a nested compile region needs target=torch2";
-  if (p.plan.world != 1) return "a nested compile region runs on one rank";
-  if (n.blocks.empty() || n.blocks[0].yields.empty()) return "a nested compile region must yield a value";
-  const Arg* trips = n.arg("n");
-  if (!trips || !std::holds_alternative<int64_t>(trips->value) || std::get<int64_t>(trips->value) < 1)
-    return "a nested compile region's loop needs at least one trip";
+  if (auto e = subgraph_error(p, n, "a nested compile region"); !e.empty()) return e;
   return block_error(n.blocks[0]);
 }
 

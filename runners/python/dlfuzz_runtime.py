@@ -16,6 +16,7 @@ import copy
 import datetime
 import hashlib
 import importlib
+import itertools
 import json
 import math
 import os
@@ -294,7 +295,7 @@ def _dlfuzz_tp_gather(x, dim):
     return _DlfuzzTpGather.apply(x, dim)
 
 
-_DEFINED_PROGRAMS = []  # the names of the modules define_program registered, oldest first
+_PROGRAMS_DEFINED = itertools.count()  # numbers define_program's modules
 
 
 def define_program(source, name="program"):
@@ -306,12 +307,11 @@ def define_program(source, name="program"):
     # (module-level functions) too, so programs defined side by side (a batch)
     # may not share one: a later program's module hid an earlier one's regions.
     # The latest 256 stay registered (a batch defines at most a few dozen).
-    module = types.ModuleType(f"dlfuzz_program_{len(_DEFINED_PROGRAMS)}")
+    number = next(_PROGRAMS_DEFINED)
+    module = types.ModuleType(f"dlfuzz_program_{number}")
     module.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})
     sys.modules[module.__name__] = module
-    _DEFINED_PROGRAMS.append(module.__name__)
-    if len(_DEFINED_PROGRAMS) > 256:
-        sys.modules.pop(_DEFINED_PROGRAMS[-257], None)
+    sys.modules.pop(f"dlfuzz_program_{number - 256}", None)
     exec(compile(source, "<dlfuzz program>", "exec"), module.__dict__)
     return getattr(module, name)
 
